@@ -1,0 +1,82 @@
+#pragma once
+// The manifest expression language (docs/design.md): parse once to an AST with source positions,
+// evaluate many times over a Scope. Used by `derive`, `when`, struct field `value`, `dispatch`,
+// output `shape`/`rank`, and by the template renderer for `{{ }}` and `{% %}` expressions.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "expr/value.h"
+
+namespace wgk::expr {
+
+/// Where names come from during evaluation. Top-level names (`shapes`, `attrs`, `device`, derive
+/// names, template `{% set %}` locals) are looked up here; member access (`shapes.x`) is then an
+/// Object lookup. A Scope may compute values lazily (derive values are evaluated on first use).
+class Scope {
+ public:
+  virtual ~Scope() = default;
+  /// The value bound to `name`, or Undefined when the name is unbound.
+  virtual Value lookup(std::string_view name) const = 0;
+};
+
+/// A Scope over a plain Object, optionally layered over a parent (inner names shadow outer ones).
+class ObjectScope : public Scope {
+ public:
+  explicit ObjectScope(Object names, const Scope* parent = nullptr);
+  Value lookup(std::string_view name) const override;
+  void set(std::string name, Value value);
+
+ private:
+  Object names_;
+  const Scope* parent_;
+};
+
+struct Node;  // AST node, defined in expr/ast.h
+
+/// A parsed expression. Cheap to copy (shares the AST).
+///
+/// Grammar and semantics are Jinja2's expression subset: literals (int, float, 'str', "str",
+/// true/false/True/False, none/None, [lists]); names; `a.b` member access; calls of the builtin
+/// functions; unary `- + not`; `* / // %` (`/` true division, `//` floor, `%` Python modulo);
+/// `+ -`; `~` (string concatenation of str()); comparisons `== != < <= > >=`; `in`, `not in`;
+/// `is defined`, `is not defined`; `and`, `or` (short-circuit, returning an operand as Python);
+/// `x if c else y` (Jinja: `else` optional, giving Undefined).
+///
+/// Builtins: ceilDiv(a, b), numel(shape), dim(shape, i) (negative i counts from the end; out of
+/// range is an error), sameShape(a, b), f16Ok(dtypeName) (false only for "f16" on a device without
+/// shader-f16: reads `device.features.shader_f16` from the scope), min(a, ...), max(a, ...).
+///
+/// Errors (wgk::Error, kContract): a parse error names `path`, the column (1-based) and the text
+/// near it; an evaluation error names `path`, the column of the failing node and its operands
+/// (e.g. "derive.rank3HeadSize: column 17: division by zero: 32 / 0"). Using an Undefined value in
+/// anything but `is defined`, `and`/`or`/`not`/`if` truthiness is an error naming the undefined name.
+/// Integer arithmetic past int64 is an error, not a wrap.
+class Expression {
+ public:
+  Expression();
+  /// Parses `text`. `path` is where the text lives (e.g. "manifest.json: derive.rank3HeadSize")
+  /// and prefixes every error message. Throws wgk::Error (kContract) on a syntax error.
+  static Expression parse(std::string_view text, std::string path);
+  /// Evaluates over `scope`. Throws wgk::Error (kContract) as described above.
+  Value evaluate(const Scope& scope) const;
+  /// Top-level names the expression reads (`shapes`, `attrs`, derive names, ...), without builtin
+  /// function names, each once, in order of first appearance.
+  const std::vector<std::string>& names() const;
+  /// Member paths read from the scope, e.g. {"shapes","x"} for `shapes.x`, {"attrs","num_heads"}.
+  /// Used by the contract loader to resolve references at load time.
+  const std::vector<std::vector<std::string>>& member_paths() const;
+  const std::string& text() const;
+  const std::string& path() const;
+
+ private:
+  std::shared_ptr<const Node> root_;
+  std::shared_ptr<const std::string> text_;
+  std::shared_ptr<const std::string> path_;
+  std::shared_ptr<const std::vector<std::string>> names_;
+  std::shared_ptr<const std::vector<std::vector<std::string>>> member_paths_;
+};
+
+}  // namespace wgk::expr

@@ -1,0 +1,34 @@
+// wgk: run, test, benchmark and inspect WebGPU kernel packages.
+#include <iostream>
+
+#include "command.h"
+#include "wgk/error.h"
+
+namespace wgk::cli {
+std::vector<Command>& commands() {
+  static std::vector<Command> all;
+  return all;
+}
+}  // namespace wgk::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"wgk: run, test, benchmark and inspect WebGPU kernel packages"};
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, wgk::cli::Run>> runs;
+  for (const auto& command : wgk::cli::commands()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    runs.emplace_back(sub, command.setup(*sub));
+  }
+  CLI11_PARSE(app, argc, argv);
+  try {
+    for (auto& [sub, run] : runs)
+      if (sub->parsed()) return run();
+  } catch (const wgk::Error& e) {
+    std::cerr << "wgk: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "wgk: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}
