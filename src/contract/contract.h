@@ -1,0 +1,140 @@
+#pragma once
+// The typed contract of a kernel package (manifest.json), for both manifest formats:
+// the current one (seed 004: `inputs` object, `bindings` object, variant `derive`, pass `dispatch`
+// x/y/z) and the legacy one (seed 000: `args` with semantic names, `bindingSets`, variant
+// `constants`, `source.inputs`, 1-D `threads` + `workgroupSize` dispatch, attribute defaults as a
+// plain object). Both load into this one model; every expression is parsed at load time and every
+// name it reads is resolved then, not at the first call.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "expr/expression.h"
+#include "expr/value.h"
+#include "wgk/tensor.h"
+
+namespace wgk::contract {
+
+/// A tensor input of the op. `name` is the kernel's argument name (`x`, `cos`, `positionIds`);
+/// `onnx_name` is the upstream name (`X`, `cos_cache`, `position_ids`). Expressions may use either
+/// spelling (`shapes.x`, `shapes.X`): the runtime's scope binds both.
+struct Input {
+  std::string name;
+  std::string onnx_name;
+  std::string dtype;                ///< a type-constraint variable ("T", "M")
+  std::optional<int> rank;          ///< a fixed rank the boundary checks, if the manifest gives one
+  bool optional = false;
+  std::optional<DType> storage;     ///< WebGPU storage when it differs from the logical dtype (uint32)
+  bool checked_narrowing = false;   ///< int64 -> storage narrowing checked element by element
+  std::string description;
+};
+
+/// A tensor output; `rank` and `shape` are expressions over the scope (`ranks.x`, `shapes.x`).
+struct Output {
+  std::string name;
+  std::string onnx_name;
+  std::string dtype;  ///< a type-constraint variable
+  expr::Expression rank;
+  expr::Expression shape;
+  std::string description;
+};
+
+struct Attribute {
+  std::string name;
+  std::optional<expr::Value> default_value;  ///< absent: the attribute is undefined unless given
+  std::vector<expr::Value> allowed_values;   ///< from attributeConstraints.<name>.values; empty: any
+  std::string description;
+};
+
+struct TypeConstraint {
+  std::string name;            ///< "T", "M"
+  std::vector<DType> allowed;  ///< in manifest order
+};
+
+struct Tunable {
+  std::string name;
+  expr::Value default_value;
+};
+
+/// A named derived value. In Contract::derive the list is in dependency (evaluation) order.
+struct Derive {
+  std::string name;
+  expr::Expression expression;
+};
+
+/// One field of a uniform params struct; `type` is a WGSL scalar type ("u32", "i32", "f32").
+struct StructField {
+  std::string name;
+  std::string type;
+  expr::Expression value;
+};
+
+enum class BindingKind { kReadOnlyStorage, kStorage, kUniform };
+
+/// A bind group entry. Tensor bindings name an input or output (`arg`) and a WGSL element type:
+/// `$T`/`$M` (a type constraint's WGSL storage type: f32, f16, u32), `$<derive>` (a variant or pass
+/// derive value such as `$vector`), or a literal WGSL type. Uniform bindings carry a struct.
+struct Binding {
+  std::string id;           ///< key in `bindings` (current format) or generated (legacy)
+  std::string name;         ///< the WGSL variable name
+  BindingKind kind = BindingKind::kReadOnlyStorage;
+  std::string arg;          ///< tensor argument name (input or output); empty for a struct
+  std::string element_type; ///< as written: "$T", "$vector", "vec4<f32>"
+  std::string struct_name = "Params";
+  std::vector<StructField> fields;  ///< non-empty for kUniform
+};
+
+struct Dispatch {
+  expr::Expression x, y, z;  ///< workgroup counts (legacy 1-D dispatch is converted to the 2-D split)
+};
+
+struct Pass {
+  std::string id;
+  std::string name;
+  std::string shader;                 ///< template file name, relative to the manifest
+  std::vector<Derive> derive;         ///< pass derive (legacy: source.inputs), in evaluation order
+  std::vector<std::size_t> bindings;  ///< indices into Contract::bindings, in @binding order
+  Dispatch dispatch;
+};
+
+struct Variant {
+  std::string id;
+  int priority = 0;
+  std::vector<expr::Expression> when;  ///< every clause must hold
+  std::vector<Derive> derive;          ///< variant derive (legacy: constants), in evaluation order
+  std::vector<Pass> passes;
+};
+
+enum class ManifestFormat { kCurrent, kLegacy };
+
+struct Contract {
+  ManifestFormat format = ManifestFormat::kCurrent;
+  std::string domain;  ///< "ai.onnx", "com.microsoft"
+  std::string name;    ///< "RotaryEmbedding"
+  int since_version = 0;
+  std::string description;
+  std::vector<Input> inputs;
+  std::vector<Output> outputs;
+  std::vector<Attribute> attributes;
+  std::vector<TypeConstraint> type_constraints;
+  std::vector<Tunable> tunables;
+  std::vector<Derive> derive;  ///< manifest derive, in evaluation (dependency) order
+  std::vector<Binding> bindings;
+  std::vector<Variant> variants;  ///< in file order (ties in priority go to the earlier one)
+
+  const Input* find_input(std::string_view name_or_onnx_name) const;
+  const Output* find_output(std::string_view name_or_onnx_name) const;
+  const Attribute* find_attribute(std::string_view name) const;
+  const TypeConstraint* find_type_constraint(std::string_view name) const;
+};
+
+/// Parses and validates manifest JSON text. `source` names the file in errors. Throws wgk::Error
+/// (kContract) naming the JSON path (e.g. "manifest.json: variants[3].passes[0].bindings[2]: unknown
+/// binding 'y_vec'"): unknown keys, wrong types, unknown names in expressions, derive cycles (the
+/// cycle named), duplicate ids, missing templates are checked by load_contract_file only.
+Contract load_contract(std::string_view json_text, const std::string& source = "manifest.json");
+/// Reads `path` and loads it; also checks that every pass's shader file exists beside it.
+Contract load_contract_file(const std::string& path);
+
+}  // namespace wgk::contract
