@@ -68,6 +68,14 @@ class Expression {
   /// Member paths read from the scope, e.g. {"shapes","x"} for `shapes.x`, {"attrs","num_heads"}.
   /// Used by the contract loader to resolve references at load time.
   const std::vector<std::vector<std::string>>& member_paths() const;
+  /// Why a falsy result is falsy, for error messages: descends through `and` chains (and `not`,
+  /// `x if c else y`) to the first failing conjunct and prints its source text with the evaluated
+  /// operands, e.g. "dim(shapes.x, 2) % attrs.num_heads == 0 is false: dim(shapes.x, 2) % attrs.num_heads = 2".
+  /// A bare name that `resolve` maps to another expression (a derive) is explained recursively, its
+  /// name leading ("rank3PosContract: ranks.cos == 2 is false: ranks.cos = 3"). An evaluation error
+  /// inside is reported as the reason instead of thrown.
+  std::string explain(const Scope& scope,
+                      const std::function<const Expression*(std::string_view)>& resolve = {}) const;
   const std::string& text() const;
   const std::string& path() const;
 
