@@ -23,11 +23,19 @@ struct Input {
   std::string name;
   std::string onnx_name;
   std::string dtype;                ///< a type-constraint variable ("T", "M")
-  std::optional<int> rank;          ///< a fixed rank the boundary checks, if the manifest gives one
+  std::vector<int> ranks;           ///< ranks the boundary accepts (`rank`: a number or a list); empty: any
   bool optional = false;
   std::optional<DType> storage;     ///< WebGPU storage when it differs from the logical dtype (uint32)
   bool checked_narrowing = false;   ///< int64 -> storage narrowing checked element by element
   std::string description;
+  /// `valueRange` (docs/kernel-conventions.md): inclusive bounds every host element must satisfy.
+  std::optional<expr::Expression> value_min, value_max;
+};
+
+/// A manifest-level `checks` entry: evaluated after the boundary, before variant selection.
+struct Check {
+  expr::Expression when;
+  std::string message;
 };
 
 /// A tensor output; `rank` and `shape` are expressions over the scope (`ranks.x`, `shapes.x`).
@@ -120,6 +128,7 @@ struct Contract {
   std::vector<TypeConstraint> type_constraints;
   std::vector<Tunable> tunables;
   std::vector<Derive> derive;  ///< manifest derive, in evaluation (dependency) order
+  std::vector<Check> checks;
   std::vector<Binding> bindings;
   std::vector<Variant> variants;  ///< in file order (ties in priority go to the earlier one)
 
