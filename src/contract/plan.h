@@ -1,0 +1,183 @@
+#pragma once
+// The signature-level half of a kernel call (docs/design.md "One call, as data"): boundary checks on
+// names, dtypes, ranks and attributes; the call scope (docs/kernel-conventions.md "Render context");
+// variant selection; and the plan of each pass (resolved bindings, generated WGSL declarations plus
+// the rendered template, packed uniform bytes, dispatch sizes, output shapes). Data-level checks
+// (int64 -> u32 narrowing, valueRange) are the runtime's: the plan hands it the evaluated bounds.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "contract/contract.h"
+#include "expr/value.h"
+#include "template/template.h"
+#include "wgk/tensor.h"
+
+namespace wgk::contract {
+
+/// What the scope exposes as `device.limits.<name>` and `device.features.*`. Limit names are
+/// WebGPU's (`maxComputeWorkgroupsPerDimension`, `maxStorageBufferBindingSize`, ...).
+struct DeviceCaps {
+  std::vector<std::pair<std::string, std::int64_t>> limits;
+  bool shader_f16 = false, timestamp_query = false, subgroups = false;
+
+  /// The WebGPU spec's default limits (GPUSupportedLimits defaults), no features.
+  static DeviceCaps webgpu_defaults();
+  /// Mesa lavapipe under Dawn (/work/shared/docs/platform.md): defaults plus shader-f16,
+  /// timestamp-query, subgroups; maxStorageBufferBindingSize 128 MiB, maxComputeWorkgroupsPerDimension 65535.
+  static DeviceCaps lavapipe();
+  /// NVIDIA H200 under Dawn/Vulkan (platform.md): defaults plus timestamp-query, no shader-f16;
+  /// maxStorageBufferBindingSize 4 GiB - 1, maxBufferSize 1 TiB.
+  static DeviceCaps h200();
+  /// "webgpu-default", "lavapipe", "h200"; nullopt for another name.
+  static std::optional<DeviceCaps> preset(std::string_view name);
+  /// JSON `{"limits": {"<name>": int, ...}, "features": ["shader-f16", "timestamp-query", "subgroups"]}`
+  /// over the WebGPU defaults. Throws wgk::Error (kInvalidArgument) naming `source` and the key.
+  static DeviceCaps from_json(std::string_view json_text, const std::string& source);
+  /// The limit's value, or nullopt when not listed.
+  std::optional<std::int64_t> limit(std::string_view name) const;
+};
+
+/// One tensor argument as the boundary sees it: no data, only dtype and shape.
+struct TensorSignature {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+};
+
+/// A kernel call at the signature level.
+struct CallSignature {
+  /// By argument name (`x`, `cos`, `positionIds`) or ONNX name (`X`, `cos_cache`); present inputs only.
+  /// An `M`-typed input (storage uint32, checked narrowing) may be given as int64 (the runtime narrows
+  /// the data) or as uint32 (already narrowed by the caller); both bind `M` and `dtypes.M` is "u32".
+  std::map<std::string, TensorSignature, std::less<>> inputs;
+  /// Caller's attribute values (integers; an integral float such as 1.0 is taken as 1). Absent ones
+  /// take the manifest default, or stay undefined.
+  std::map<std::string, expr::Value, std::less<>> attrs;
+};
+
+/// One bind group entry of a pass.
+struct PlannedBinding {
+  std::uint32_t slot = 0;             ///< @binding(slot), @group(0)
+  const Binding* binding = nullptr;   ///< into the Contract
+  std::string wgsl_type;              ///< resolved element type (tensor bindings) or the struct name
+  std::vector<std::byte> uniform;     ///< kUniform: the struct packed by WGSL uniform layout, size % 16 == 0
+};
+
+struct PlannedPass {
+  const Pass* pass = nullptr;
+  std::string wgsl;                   ///< generated declarations + rendered template (empty if not rendered)
+  std::size_t wgsl_hash = 0;          ///< std::hash of `wgsl`
+  std::array<std::uint32_t, 3> workgroups{};  ///< dispatch x, y, z (workgroup counts)
+  std::vector<PlannedBinding> bindings;
+};
+
+struct PlannedOutput {
+  std::string name;  ///< argument name (`y`)
+  DType dtype = DType::kFloat32;
+  Shape shape;
+};
+
+/// An input's `valueRange` evaluated for this call: every host element must lie in [min, max].
+struct ValueRange {
+  std::string input;
+  std::int64_t min = 0, max = 0;
+  std::string min_text, max_text;  ///< the bound expressions, for the runtime's error messages
+};
+
+struct Plan {
+  const Variant* variant = nullptr;
+  std::vector<PlannedOutput> outputs;     ///< in manifest order
+  std::vector<ValueRange> value_ranges;   ///< present inputs with a valueRange
+  std::vector<PlannedPass> passes;
+};
+
+/// A manifest derive value as `wgk contract` prints it: the value, or the error evaluating it.
+struct DeriveResult {
+  std::string name;
+  std::optional<expr::Value> value;
+  std::string error;  ///< when !value
+};
+
+struct SelectOptions {
+  bool derive_values = false;  ///< evaluate every manifest derive name (Selection::derive)
+  bool plan = false;           ///< plan the chosen variant without rendering (Selection::plan)
+};
+
+/// The outcome of variant selection for one call (boundary errors are thrown, not stored here).
+struct Selection {
+  const Variant* variant = nullptr;  ///< null: no variant accepts the call
+  std::string failure;               ///< when !variant: the message plan() would throw
+  std::string signature;             ///< "x: float32[2, 4, 3, 8], ...; attrs: interleaved=0, ..."
+  std::vector<DeriveResult> derive;  ///< manifest derive in evaluation order (SelectOptions::derive_values)
+  std::optional<Plan> plan;          ///< SelectOptions::plan and a variant chosen; WGSL left empty
+  std::string plan_error;            ///< planning the chosen variant failed (u32 range, dispatch limit)
+};
+
+/// Plans kernel calls against one contract on one device. plan() is what the runtime calls on every
+/// kernel call: it is cached by the call signature and safe to call from several threads.
+class Planner {
+ public:
+  /// Reads a package file (a pass's `shader`) as text; throws wgk::Error when missing.
+  using TemplateSource = std::function<std::string(const std::string& file_name)>;
+
+  Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates);
+  ~Planner();
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
+
+  /// Boundary + scope + selection + plan, rendered. Throws wgk::Error (kInvalidArgument) for a call
+  /// that breaks the contract (message names the input/attribute, the rule and the values; "no variant
+  /// of <domain>.<name> accepts these inputs ..." with the closest variant's failing clause explained),
+  /// kContract for a manifest or template fault found while planning. Repeat signatures are served
+  /// from a cache (up to kCacheCapacity entries; the cache is cleared when full).
+  std::shared_ptr<const Plan> plan(const CallSignature& call);
+  /// Boundary + scope + selection (and optionally derive values and an unrendered plan), uncached.
+  /// Throws like plan() for boundary errors and failing `checks`; a call no variant accepts is
+  /// reported in Selection::failure instead.
+  Selection select(const CallSignature& call, SelectOptions options = {}) const;
+
+  const Contract& contract() const { return *contract_; }
+  const DeviceCaps& device() const { return device_; }
+  /// Plans currently cached (for tests and diagnostics).
+  std::size_t cache_size() const;
+
+  static constexpr std::size_t kCacheCapacity = 4096;
+
+ private:
+  struct CallState;
+  friend struct CallState;
+  std::unique_ptr<CallState> begin_call(const CallSignature& call) const;
+  const Variant* choose(CallState& state, std::string* failure) const;
+  Plan make_plan(CallState& state, const Variant& variant, bool render) const;
+  const tmpl::Template& template_for(const std::string& file_name) const;
+
+  std::shared_ptr<const Contract> contract_;
+  DeviceCaps device_;
+  TemplateSource templates_;
+  expr::Value device_value_;    // {limits: {...}, features: {...}}
+  expr::Value tunables_value_;  // {WORKGROUP_SIZE: 256, ...}
+  std::unordered_map<std::string_view, std::size_t> derive_index_;  // manifest derive name -> index
+
+  mutable std::shared_mutex cache_mutex_;
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::shared_ptr<const Plan>, KeyHash, std::equal_to<>> cache_;
+
+  mutable std::mutex templates_mutex_;
+  mutable std::map<std::string, tmpl::Template, std::less<>> parsed_templates_;
+};
+
+}  // namespace wgk::contract

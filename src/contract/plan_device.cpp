@@ -1,0 +1,130 @@
+// DeviceCaps: the device half of the call scope (`device.limits.*`, `device.features.*`) and its presets.
+#include <nlohmann/json.hpp>
+
+#include "contract/plan.h"
+#include "wgk/error.h"
+
+namespace wgk::contract {
+
+namespace {
+
+void set_limit(DeviceCaps& caps, std::string_view name, std::int64_t value) {
+  for (auto& [n, v] : caps.limits) {
+    if (n == name) {
+      v = value;
+      return;
+    }
+  }
+  caps.limits.emplace_back(std::string(name), value);
+}
+
+}  // namespace
+
+DeviceCaps DeviceCaps::webgpu_defaults() {
+  // WebGPU spec, "Limits" table: the default of every GPUSupportedLimits member.
+  DeviceCaps caps;
+  caps.limits = {
+      {"maxTextureDimension1D", 8192},
+      {"maxTextureDimension2D", 8192},
+      {"maxTextureDimension3D", 2048},
+      {"maxTextureArrayLayers", 256},
+      {"maxBindGroups", 4},
+      {"maxBindGroupsPlusVertexBuffers", 24},
+      {"maxBindingsPerBindGroup", 1000},
+      {"maxDynamicUniformBuffersPerPipelineLayout", 8},
+      {"maxDynamicStorageBuffersPerPipelineLayout", 4},
+      {"maxSampledTexturesPerShaderStage", 16},
+      {"maxSamplersPerShaderStage", 16},
+      {"maxStorageBuffersPerShaderStage", 8},
+      {"maxStorageTexturesPerShaderStage", 4},
+      {"maxUniformBuffersPerShaderStage", 12},
+      {"maxUniformBufferBindingSize", 65536},
+      {"maxStorageBufferBindingSize", 134217728},
+      {"minUniformBufferOffsetAlignment", 256},
+      {"minStorageBufferOffsetAlignment", 256},
+      {"maxVertexBuffers", 8},
+      {"maxBufferSize", 268435456},
+      {"maxVertexAttributes", 16},
+      {"maxVertexBufferArrayStride", 2048},
+      {"maxInterStageShaderVariables", 16},
+      {"maxColorAttachments", 8},
+      {"maxColorAttachmentBytesPerSample", 32},
+      {"maxComputeWorkgroupStorageSize", 16384},
+      {"maxComputeInvocationsPerWorkgroup", 256},
+      {"maxComputeWorkgroupSizeX", 256},
+      {"maxComputeWorkgroupSizeY", 256},
+      {"maxComputeWorkgroupSizeZ", 64},
+      {"maxComputeWorkgroupsPerDimension", 65535},
+  };
+  return caps;
+}
+
+DeviceCaps DeviceCaps::lavapipe() {
+  DeviceCaps caps = webgpu_defaults();
+  caps.shader_f16 = caps.timestamp_query = caps.subgroups = true;
+  set_limit(caps, "maxStorageBufferBindingSize", std::int64_t{128} << 20);
+  set_limit(caps, "maxComputeWorkgroupsPerDimension", 65535);
+  return caps;
+}
+
+DeviceCaps DeviceCaps::h200() {
+  DeviceCaps caps = webgpu_defaults();
+  caps.timestamp_query = true;
+  set_limit(caps, "maxStorageBufferBindingSize", (std::int64_t{1} << 32) - 1);
+  set_limit(caps, "maxBufferSize", std::int64_t{1} << 40);
+  return caps;
+}
+
+std::optional<DeviceCaps> DeviceCaps::preset(std::string_view name) {
+  if (name == "webgpu-default") return webgpu_defaults();
+  if (name == "lavapipe") return lavapipe();
+  if (name == "h200") return h200();
+  return std::nullopt;
+}
+
+DeviceCaps DeviceCaps::from_json(std::string_view json_text, const std::string& source) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kInvalidArgument, source + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw Error(ErrorKind::kInvalidArgument, source + ": expected a JSON object");
+  DeviceCaps caps = webgpu_defaults();
+  for (const auto& [key, value] : j.items()) {
+    if (key == "limits") {
+      if (!value.is_object()) throw Error(ErrorKind::kInvalidArgument, source + ": limits: expected an object");
+      for (const auto& [name, limit] : value.items()) {
+        if (!limit.is_number_integer() || limit.get<std::int64_t>() < 0) {
+          throw Error(ErrorKind::kInvalidArgument,
+                      source + ": limits." + name + ": expected a non-negative integer, got " + limit.dump());
+        }
+        set_limit(caps, name, limit.get<std::int64_t>());
+      }
+    } else if (key == "features") {
+      if (!value.is_array()) throw Error(ErrorKind::kInvalidArgument, source + ": features: expected a list");
+      for (const auto& f : value) {
+        const std::string name = f.is_string() ? f.get<std::string>() : f.dump();
+        if (name == "shader-f16") caps.shader_f16 = true;
+        else if (name == "timestamp-query") caps.timestamp_query = true;
+        else if (name == "subgroups") caps.subgroups = true;
+        else
+          throw Error(ErrorKind::kInvalidArgument,
+                      source + ": features: unknown feature " + name +
+                          " (known: shader-f16, timestamp-query, subgroups)");
+      }
+    } else {
+      throw Error(ErrorKind::kInvalidArgument, source + ": unknown key '" + key + "' (expected limits, features)");
+    }
+  }
+  return caps;
+}
+
+std::optional<std::int64_t> DeviceCaps::limit(std::string_view name) const {
+  for (const auto& [n, v] : limits) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace wgk::contract
