@@ -36,6 +36,13 @@ class ObjectScope : public Scope {
 
 struct Node;  // AST node, defined in expr/ast.h
 
+/// Where an expression's text starts inside a larger file (a template tag): errors then say
+/// "line L, column C" of that file. line 0: the text stands alone and errors say "column C".
+struct SourceOrigin {
+  int line = 0;
+  int column = 1;
+};
+
 /// A parsed expression. Cheap to copy (shares the AST).
 ///
 /// Grammar and semantics are Jinja2's expression subset: literals (int, float, 'str', "str",
@@ -60,6 +67,8 @@ class Expression {
   /// Parses `text`. `path` is where the text lives (e.g. "manifest.json: derive.rank3HeadSize")
   /// and prefixes every error message. Throws wgk::Error (kContract) on a syntax error.
   static Expression parse(std::string_view text, std::string path);
+  /// As above, for text that starts at `origin` of a file (template tags).
+  static Expression parse(std::string_view text, std::string path, SourceOrigin origin);
   /// Evaluates over `scope`. Throws wgk::Error (kContract) as described above.
   Value evaluate(const Scope& scope) const;
   /// Top-level names the expression reads (`shapes`, `attrs`, derive names, ...), without builtin
@@ -85,6 +94,7 @@ class Expression {
   std::shared_ptr<const std::string> path_;
   std::shared_ptr<const std::vector<std::string>> names_;
   std::shared_ptr<const std::vector<std::vector<std::string>>> member_paths_;
+  SourceOrigin origin_;
 };
 
 }  // namespace wgk::expr
