@@ -52,9 +52,18 @@ struct SourceOrigin {
 /// `is defined`, `is not defined`; `and`, `or` (short-circuit, returning an operand as Python);
 /// `x if c else y` (Jinja: `else` optional, giving Undefined).
 ///
-/// Builtins: ceilDiv(a, b), numel(shape), dim(shape, i) (negative i counts from the end; out of
-/// range is an error), sameShape(a, b), f16Ok(dtypeName) (false only for "f16" on a device without
-/// shader-f16: reads `device.features.shader_f16` from the scope), min(a, ...), max(a, ...).
+/// Builtins (resolved at parse time; an unknown function is a syntax error): ceilDiv(a, b) (the
+/// ceiling of a / b as an int, also for float operands such as `numel(shapes.x) / 2`), numel(shape)
+/// (product of a list of ints), dim(shape, i) (negative i counts from the end; out of range is an
+/// error), sameShape(a, b), f16Ok(dtypeName) (false only for "f16" on a device without shader-f16:
+/// reads `device.features.shader_f16` from the scope; an absent `device` counts as without),
+/// min(a, ...), max(a, ...) (or of one list, as Python), range(stop | start, stop[, step]) (Jinja's
+/// global, at most 65536 items).
+/// Also from Jinja2: subscripts `a[i]` (negative i from the end; out of range gives Undefined, as
+/// Jinja), dict literals, filters `| abs, int, float, string, length`, tests `is [not] defined,
+/// undefined, none, number, integer, float, string, even, odd`. Precedence is Jinja2's, which differs
+/// from Python in two places: `~` binds tighter than `+ -`, and `**` is left-associative and looser
+/// than unary minus (`-2 ** 2 == 4`, `2 ** 3 ** 2 == 64`).
 ///
 /// Errors (wgk::Error, kContract): a parse error names `path`, the column (1-based) and the text
 /// near it; an evaluation error names `path`, the column of the failing node and its operands
@@ -74,8 +83,10 @@ class Expression {
   /// Top-level names the expression reads (`shapes`, `attrs`, derive names, ...), without builtin
   /// function names, each once, in order of first appearance.
   const std::vector<std::string>& names() const;
-  /// Member paths read from the scope, e.g. {"shapes","x"} for `shapes.x`, {"attrs","num_heads"}.
-  /// Used by the contract loader to resolve references at load time.
+  /// Member paths read from the scope, e.g. {"shapes","x"} for `shapes.x`, {"attrs","num_heads"}:
+  /// each maximal chain of `.name` rooted at a top-level name, deduplicated, in order of first
+  /// appearance; a bare name is a one-element path ({"rank3HeadSize"}); f16Ok adds
+  /// {"device","features","shader_f16"}. Used by the contract loader to resolve references at load time.
   const std::vector<std::vector<std::string>>& member_paths() const;
   /// Why a falsy result is falsy, for error messages: descends through `and` chains (and `not`,
   /// `x if c else y`) to the first failing conjunct and prints its source text with the evaluated
