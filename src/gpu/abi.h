@@ -1,0 +1,89 @@
+#pragma once
+// Every value where the WebGPU header we compile against (react-native-webgpu 0.5.11, Dawn chromium/7770)
+// differs from the Dawn binary we link (bun-webgpu-linux-x64 0.1.7, libwebgpu_wrapper.so). PRIVATE to
+// src/gpu/: it includes <webgpu/webgpu.h>. Evidence for each value is in the comment next to it; every
+// value is exercised by tests/gpu/abi_test.cpp, which fails if the binary disagrees.
+//
+// Reference header closest to the binary: kommander/bun-webgpu dawn/webgpu.h (the package's own repo,
+// commit b7dc1dc0). It agrees with the binary on feature numbering and on the instance descriptor, but not
+// on WGPULimits (the binary writes 152 bytes, the 0.5.11 size; that header's layout would be 168).
+#include <webgpu/webgpu.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace wgk::gpu::abi {
+
+// ---- WGPUFeatureName: the binary uses the older numbering ------------------------------------------
+// Evidence: wgpuAdapterGetFeatures on lavapipe (2026-11-29) lists 0x1..0x4, 0x9..0x12, 0x5xxxx; requesting
+// 0x0A makes `enable f16;` compile (abi_test ShaderF16), 0x03 makes a timestamp query set valid
+// (abi_test TimestampQuerySet). The 0.5.11 header says ShaderF16 = 0x0B, TimestampQuery = 0x09,
+// Subgroups = 0x12 (0x12 is CoreFeaturesAndLimits in the binary).
+inline constexpr WGPUFeatureName kDepthClipControl = static_cast<WGPUFeatureName>(0x01);
+inline constexpr WGPUFeatureName kDepth32FloatStencil8 = static_cast<WGPUFeatureName>(0x02);
+inline constexpr WGPUFeatureName kTimestampQuery = static_cast<WGPUFeatureName>(0x03);
+inline constexpr WGPUFeatureName kIndirectFirstInstance = static_cast<WGPUFeatureName>(0x09);
+inline constexpr WGPUFeatureName kShaderF16 = static_cast<WGPUFeatureName>(0x0A);
+inline constexpr WGPUFeatureName kSubgroups = static_cast<WGPUFeatureName>(0x11);
+inline constexpr WGPUFeatureName kCoreFeaturesAndLimits = static_cast<WGPUFeatureName>(0x12);
+
+/// WebGPU name (spec spelling, e.g. "shader-f16") of a feature value as the binary numbers it;
+/// "dawn-0x50000"-style text for Dawn-internal values without a spec name.
+std::string_view feature_name(uint32_t binary_value);
+
+// ---- WGPUInstanceDescriptor: the binary still takes WGPUInstanceCapabilities -----------------------
+// The 0.5.11 header has {nextInChain, requiredFeatureCount, requiredFeatures, requiredLimits}; the binary
+// exports wgpuGetInstanceCapabilities (absent from 0.5.11) and reads {nextInChain, capabilities}.
+// Evidence (probe, 2026-11-29): wgpuGetInstanceCapabilities writes exactly 24 bytes
+// {next, timedWaitAnyEnable = 1, timedWaitAnyMaxCount = 64}; an instance created from InstanceDescriptor
+// below with timedWaitAnyEnable = 0 rejects WaitAny with a timeout ("Timeout waits are either not
+// enabled or not supported"), with 1 accepts it. (The 0.5.11 layout only works by accident: the
+// requiredFeatures pointer lands on timedWaitAnyEnable and reads as true.)
+struct InstanceCapabilities {
+  WGPUChainedStruct* nextInChain = nullptr;
+  WGPUBool timedWaitAnyEnable = 0;
+  size_t timedWaitAnyMaxCount = 0;
+};
+struct InstanceDescriptor {
+  WGPUChainedStruct* nextInChain = nullptr;
+  InstanceCapabilities capabilities;
+};
+static_assert(sizeof(InstanceCapabilities) == 24 && offsetof(InstanceCapabilities, timedWaitAnyMaxCount) == 16);
+static_assert(sizeof(InstanceDescriptor) == 32);
+
+extern "C" WGPUStatus wgpuGetInstanceCapabilities(InstanceCapabilities* capabilities);  // binary only
+WGPUInstance create_instance(bool timed_wait_any);
+
+// ---- WGPULimits: same size (152) and offsets up to maxComputeWorkgroupsPerDimension -------------------
+// Evidence: wgpuAdapterGetLimits writes bytes 0..151 (canary past that untouched), and the values at the
+// 0.5.11 offsets are plausible (maxBufferSize 2^32-1 at 96, maxComputeWorkgroupsPerDimension 65535 at 144).
+// The last field (maxImmediateSize at 148 in 0.5.11) is not read: its meaning in the binary is unverified.
+inline constexpr size_t kLimitsSize = 152;
+static_assert(sizeof(WGPULimits) == kLimitsSize);
+static_assert(offsetof(WGPULimits, maxStorageBufferBindingSize) == 72);
+static_assert(offsetof(WGPULimits, maxBufferSize) == 96);
+static_assert(offsetof(WGPULimits, maxComputeInvocationsPerWorkgroup) == 128);
+static_assert(offsetof(WGPULimits, maxComputeWorkgroupsPerDimension) == 144);
+
+// ---- WGPUQueueWorkDoneCallback: AS IN 0.5.11 (with the message argument) ---------------------------
+// The bun-webgpu header declares (status, userdata1, userdata2); the binary calls (status, WGPUStringView
+// message, userdata1, userdata2) like 0.5.11. Evidence: abi_test QueueWorkDoneUserdata (a callback typed the
+// bun-webgpu way received a wrong userdata1 and the wait reported failure). So that header is older than the
+// binary in this respect too; only measurements decide.
+
+// ---- Same in header and binary (verified by use in tests; listed so a reader knows they were checked) --
+// WGPUBackendType (Vulkan 6, OpenGLES 8), WGPUAdapterType (CPU 3), WGPUAdapterInfo (96 bytes, subgroup
+// sizes inline), WGPUSType_ShaderSourceWGSL (2), WGPUCallbackMode, WGPUWaitStatus, WGPUErrorType,
+// WGPUErrorFilter, WGPUQueryType_Timestamp (2), WGPUBufferUsage bits, WGPUMapMode, WGPUPassTimestampWrites,
+// WGPUBindGroupEntry, WGPUComputePipelineDescriptor, WGPUDeviceDescriptor, WGPUCompilationMessage:
+// identical text in the bun-webgpu header and the 0.5.11 header.
+static_assert(sizeof(WGPUAdapterInfo) == 96);
+static_assert(WGPUBackendType_Vulkan == 6 && WGPUBackendType_OpenGLES == 8);
+static_assert(WGPUSType_ShaderSourceWGSL == 2 && WGPUQueryType_Timestamp == 2);
+
+// Functions in the 0.5.11 header but NOT in the binary: never call them (link would fail anyway):
+// wgpuGetInstanceFeatures, wgpuGetInstanceLimits, wgpuHasInstanceFeature, wgpuComputePassEncoderSetImmediates,
+// wgpuDeviceCreateErrorComputePipeline, wgpuResourceTable*, wgpuTexelBufferView*, wgpuBufferCreateTexelView.
+
+}  // namespace wgk::gpu::abi
