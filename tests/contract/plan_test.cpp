@@ -1,0 +1,404 @@
+// Planner on both seed manifests: variant selection over a grid of signatures (expected ids worked out
+// by hand from the seeds' `when` clauses), uniform bytes and dispatch sizes computed by hand, boundary
+// errors, generated WGSL declarations (docs/kernel-conventions.md), the plan cache.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "contract/plan.h"
+#include "wgk/error.h"
+
+namespace wgk::contract {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const std::string kSeed004 = std::string(WGK_SHARED_DIR) + "/seeds/004_ded27aa6d1102877.manifest.json";
+const std::string kSeed000 = std::string(WGK_SHARED_DIR) + "/seeds/000_77f1e8aecd9ac6c6.manifest.json";
+
+std::shared_ptr<const Contract> load(const std::string& path) {
+  return std::make_shared<const Contract>(load_contract(read_text(path), path));
+}
+
+// Tiny fake templates (tests/contract/data/plan/): one comment line naming the file and a few scope values.
+Planner::TemplateSource fake_templates() {
+  return [](const std::string& file) {
+    return read_text(std::string(WGK_SOURCE_DIR) + "/tests/contract/data/plan/" + file);
+  };
+}
+
+struct Sig {
+  DType t = DType::kFloat32;
+  Shape x, cos;
+  std::optional<Shape> pos;
+  std::vector<std::pair<std::string, expr::Value>> attrs;
+};
+
+CallSignature call_of(const Sig& s) {
+  CallSignature c;
+  c.inputs["x"] = {s.t, s.x};
+  c.inputs["cos"] = {s.t, s.cos};
+  c.inputs["sin"] = {s.t, s.cos};
+  if (s.pos) c.inputs["positionIds"] = {DType::kInt64, *s.pos};
+  for (const auto& [k, v] : s.attrs) c.attrs[k] = v;
+  return c;
+}
+
+std::string error_of(const std::function<void()>& f, ErrorKind kind = ErrorKind::kInvalidArgument) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no wgk::Error thrown";
+  return {};
+}
+
+struct Row {
+  const char* what;
+  Sig sig;
+  const char* device;
+  const char* id004;  // "" = no variant
+  const char* id000;
+};
+
+// Expected variants, by hand from the clauses. Seed 004 abbreviations: R4 = rank4Contract (x rank 4,
+// cos/sin rank 3 = (batch, seq, rot/2), no positionIds), R4P = rank4PosContract (cos/sin rank 2 =
+// (maxSeq, rot/2), positionIds (batch, seq)), R3/R3P the same for rank 3 with num_heads. Then among
+// the variants of that contract: output_vec4 (priority 20) needs headElements % 4 == 0, rotationPairs
+// (= cos's last dim) % 4 != 0 and interleaved == 0; quad (priority 10) needs head size % 8 == 0 and
+// cos's last dim % 4 == 0; the pair variant (priority 0) needs only the contract. Seed 000 has only the
+// pair variants, with the same contracts: its choice is the prefix of seed 004's id.
+const std::vector<Row>& grid() {
+  static const std::vector<Row> rows = {
+      // head 8, rotationPairs 4: quad (8 % 8 == 0, 4 % 4 == 0); output_vec4 refused (4 % 4 == 0).
+      {"r4 cache3 head8", {DType::kFloat32, {2, 4, 3, 8}, {2, 3, 4}}, "lavapipe", "rank4_cache3_quad", "rank4_cache3"},
+      {"r4 cache3 head8 interleaved",
+       {DType::kFloat32, {2, 4, 3, 8}, {2, 3, 4}, {}, {{"interleaved", 1}}}, "webgpu-default", "rank4_cache3_quad",
+       "rank4_cache3"},
+      // head 6: 6 % 8 != 0 (no quad), 6 % 4 != 0 (no output_vec4): pair.
+      {"r4 cache3 head6", {DType::kFloat32, {1, 2, 3, 6}, {1, 3, 3}}, "lavapipe", "rank4_cache3", "rank4_cache3"},
+      // head 64, rotary_embedding_dim 24: cos last dim 12 = 24 / 2; quad (64 % 8, 12 % 4 == 0).
+      {"r4 cache3 head64 rot24",
+       {DType::kFloat32, {1, 2, 5, 64}, {1, 5, 12}, {}, {{"rotary_embedding_dim", 24}}}, "lavapipe",
+       "rank4_cache3_quad", "rank4_cache3"},
+      // head 64, rotary 20: rotationPairs 10 (10 % 4 == 2): no quad; output_vec4 (64 % 4 == 0, 10 % 4 != 0).
+      {"r4 cache3 head64 rot20",
+       {DType::kFloat32, {1, 2, 5, 64}, {1, 5, 10}, {}, {{"rotary_embedding_dim", 20}}}, "lavapipe",
+       "rank4_cache3_output_vec4", "rank4_cache3"},
+      // the same interleaved: output_vec4 needs interleaved == 0, quad needs 10 % 4 == 0: pair.
+      {"r4 cache3 head64 rot20 interleaved",
+       {DType::kFloat32, {1, 2, 5, 64}, {1, 5, 10}, {}, {{"rotary_embedding_dim", 20}, {"interleaved", 1}}},
+       "lavapipe", "rank4_cache3", "rank4_cache3"},
+      // positionIds (2, 3) = (batch, seq), cos (50, 4): R4P; quad (8 % 8, 4 % 4).
+      {"r4 pos head8 interleaved",
+       {DType::kFloat32, {2, 4, 3, 8}, {50, 4}, Shape{2, 3}, {{"interleaved", 1}}}, "lavapipe",
+       "rank4_cache2_pos_quad", "rank4_cache2_pos"},
+      // head 96 with positions: rotationPairs 48 (48 % 4 == 0): quad.
+      {"r4 pos head96", {DType::kFloat32, {1, 3, 7, 96}, {64, 48}, Shape{1, 7}}, "h200", "rank4_cache2_pos_quad",
+       "rank4_cache2_pos"},
+      // head 96, rotary 36: rotationPairs 18 (18 % 4 == 2): output_vec4.
+      {"r4 pos head96 rot36",
+       {DType::kFloat32, {1, 3, 7, 96}, {64, 18}, Shape{1, 7}, {{"rotary_embedding_dim", 36}}}, "h200",
+       "rank4_cache2_pos_output_vec4", "rank4_cache2_pos"},
+      // rank 3, hidden 32, num_heads 4: head size 32 / 4 = 8.0; cos (50, 4): R3P; quad3Ok (8.0 % 8 == 0).
+      {"r3 pos head8",
+       {DType::kFloat32, {2, 3, 32}, {50, 4}, Shape{2, 3}, {{"num_heads", 4}}}, "lavapipe", "rank3_cache2_pos_quad",
+       "rank3_cache2_pos"},
+      // rank 3, hidden 12, num_heads 2: head 6: pair.
+      {"r3 pos head6",
+       {DType::kFloat32, {2, 3, 12}, {50, 3}, Shape{2, 3}, {{"num_heads", 2}}}, "lavapipe", "rank3_cache2_pos",
+       "rank3_cache2_pos"},
+      // rank 3 without positions, hidden 192, 2 heads of 96, cos (1, 4, 48): R3; quad.
+      {"r3 cache3 head96",
+       {DType::kFloat32, {1, 4, 192}, {1, 4, 48}, {}, {{"num_heads", 2}}}, "lavapipe", "rank3_cache3_quad",
+       "rank3_cache3"},
+      // rank 3 without positions, 2 heads of 64, rotary 40: rotationPairs 20 (20 % 4 == 0, 64 % 8 == 0): quad.
+      {"r3 cache3 head64 rot40",
+       {DType::kFloat32, {1, 4, 128}, {1, 4, 20}, {}, {{"num_heads", 2}, {"rotary_embedding_dim", 40}}}, "lavapipe",
+       "rank3_cache3_quad", "rank3_cache3"},
+      // rank 3, 2 heads of 8, rotary 4: rotationPairs 2: no quad (2 % 4), output_vec4 (8 % 4 == 0, 2 % 4 != 0).
+      {"r3 cache3 head8 rot4",
+       {DType::kFloat32, {1, 4, 16}, {1, 4, 2}, {}, {{"num_heads", 2}, {"rotary_embedding_dim", 4}}}, "lavapipe",
+       "rank3_cache3_output_vec4", "rank3_cache3"},
+      // f16 on lavapipe (shader-f16): as f32.
+      {"r4 cache3 head8 f16 lavapipe", {DType::kFloat16, {2, 4, 3, 8}, {2, 3, 4}}, "lavapipe", "rank4_cache3_quad",
+       "rank4_cache3"},
+      // f16 without shader-f16: f16Ok(dtypes.T) is the first conjunct of every contract: no variant.
+      {"r4 cache3 head8 f16 h200", {DType::kFloat16, {2, 4, 3, 8}, {2, 3, 4}}, "h200", "", ""},
+      {"r3 pos f16 webgpu-default",
+       {DType::kFloat16, {2, 3, 32}, {50, 4}, Shape{2, 3}, {{"num_heads", 4}}}, "webgpu-default", "", ""},
+      // 2^24 pairs (> 65535 * 256): head 2, rotationPairs 1: pair only; pairDispatchOk: 65536 groups <= 65535^2.
+      {"r4 pos 2^24 pairs", {DType::kFloat32, {1, 1, 16777216, 2}, {16777216, 1}, Shape{1, 16777216}}, "lavapipe",
+       "rank4_cache2_pos", "rank4_cache2_pos"},
+      // cos batch 3 != x batch 2: R4 fails; no variant.
+      {"r4 cache3 batch mismatch", {DType::kFloat32, {2, 4, 3, 8}, {3, 3, 4}}, "lavapipe", "", ""},
+  };
+  return rows;
+}
+
+TEST(PlanSelect, GridOnBothSeeds) {
+  auto c004 = load(kSeed004);
+  auto c000 = load(kSeed000);
+  for (const Row& row : grid()) {
+    const DeviceCaps device = *DeviceCaps::preset(row.device);
+    Planner p004(c004, device, fake_templates());
+    Planner p000(c000, device, fake_templates());
+    const Selection s004 = p004.select(call_of(row.sig));
+    const Selection s000 = p000.select(call_of(row.sig));
+    EXPECT_EQ(s004.variant ? s004.variant->id : "", row.id004) << row.what << ": " << s004.failure;
+    EXPECT_EQ(s000.variant ? s000.variant->id : "", row.id000) << row.what << ": " << s000.failure;
+  }
+}
+
+TEST(PlanSelect, NoVariantNamesClosestClauseAndSignature) {
+  // rank 3 with positions but no num_heads: rank3PosContract fails at `attrs.num_heads is defined`.
+  // Every variant fails its first clause; the closest is the first of the highest priority (20):
+  // rank3_cache2_pos_output_vec4.
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  const std::string msg = error_of([&] { p.plan(call_of({DType::kFloat32, {2, 3, 32}, {50, 4}, Shape{2, 3}})); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("no variant of ai.onnx.RotaryEmbedding accepts these inputs"),
+                         HasSubstr("x: float32[2, 3, 32]"), HasSubstr("positionIds: int64[2, 3]"),
+                         HasSubstr("num_heads=undefined"), HasSubstr("closest variant rank3_cache2_pos_output_vec4"),
+                         HasSubstr("rank3PosContract"), HasSubstr("num_heads is defined")));
+}
+
+TEST(PlanSelect, F16WithoutShaderF16ExplainsF16Ok) {
+  Planner p(load(kSeed004), DeviceCaps::h200(), fake_templates());
+  const Selection s = p.select(call_of({DType::kFloat16, {2, 4, 3, 8}, {2, 3, 4}}));
+  ASSERT_EQ(s.variant, nullptr);
+  EXPECT_THAT(s.failure, HasSubstr("f16Ok(dtypes.T)"));
+}
+
+TEST(PlanUniform, QuadParamsBytesAndDispatch) {
+  // x (2, 4, 3, 8), cos (50, 4), positionIds (2, 3): rank4_cache2_pos_quad, params_quad:
+  // quadCount = 192 / 8 = 24, numHeads = dim(x, 1) = 4, sequenceLength = dim(x, 2) = 3,
+  // headVec4 = 8 / 4 = 2, headQuads = 8 / 8 = 1, rotaryVec4 = 4 / 2 = 2, halfRotaryVec4 = 4 / 4 = 1:
+  // 7 u32 = 28 bytes, padded to 32. Dispatch: ceilDiv(24, 256) = 1 group: (1, 1, 1).
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  auto plan = p.plan(call_of({DType::kFloat32, {2, 4, 3, 8}, {50, 4}, Shape{2, 3}, {{"interleaved", 1}}}));
+  ASSERT_EQ(plan->variant->id, "rank4_cache2_pos_quad");
+  ASSERT_EQ(plan->passes.size(), 1u);
+  const PlannedPass& pass = plan->passes[0];
+  ASSERT_EQ(pass.bindings.size(), 6u);
+  const std::vector<std::uint32_t> words = {24, 4, 3, 2, 1, 2, 1, 0};
+  std::vector<std::byte> expected(32);
+  std::memcpy(expected.data(), words.data(), 32);
+  EXPECT_EQ(pass.bindings[5].uniform, expected);
+  EXPECT_EQ(pass.bindings[5].slot, 5u);
+  EXPECT_EQ(pass.workgroups, (std::array<std::uint32_t, 3>{1, 1, 1}));
+  ASSERT_EQ(plan->outputs.size(), 1u);
+  EXPECT_EQ(plan->outputs[0].name, "y");
+  EXPECT_EQ(plan->outputs[0].shape, (Shape{2, 4, 3, 8}));
+  EXPECT_EQ(plan->outputs[0].dtype, DType::kFloat32);
+}
+
+TEST(PlanUniform, LargeDispatchSplitsOnBothSeeds) {
+  // x (1, 1, 2^24, 2), cos (2^24, 1): 2^24 pairs, one per thread, 256 a group: 65536 groups.
+  // x = min(65536, 65535) = 65535, y = ceilDiv(65536, 65535) = 2, z = 1.
+  // params_pair: pairCount 2^24 = 16777216, numHeads dim(x,1) = 1, sequenceLength dim(x,2) = 16777216,
+  // headSize 2, rotaryDim 2 * 1 = 2, halfRotaryDim 1: 24 bytes, padded to 32 (same fields in seed 000's rank4Pos).
+  const Sig sig{DType::kFloat32, {1, 1, 16777216, 2}, {16777216, 1}, Shape{1, 16777216}};
+  const std::vector<std::uint32_t> words = {16777216, 1, 16777216, 2, 2, 1, 0, 0};
+  std::vector<std::byte> expected(32);
+  std::memcpy(expected.data(), words.data(), 32);
+  for (const auto& seed : {kSeed004, kSeed000}) {
+    Planner p(load(seed), DeviceCaps::lavapipe(), fake_templates());
+    auto plan = p.plan(call_of(sig));
+    EXPECT_EQ(plan->variant->id, "rank4_cache2_pos") << seed;
+    EXPECT_EQ(plan->passes.at(0).workgroups, (std::array<std::uint32_t, 3>{65535, 2, 1})) << seed;
+    EXPECT_EQ(plan->passes.at(0).bindings.back().uniform, expected) << seed;
+  }
+}
+
+TEST(PlanWgsl, GeneratedDeclarationsThenTemplate) {
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  auto plan = p.plan(call_of({DType::kFloat32, {2, 4, 3, 8}, {50, 4}, Shape{2, 3}, {{"interleaved", 1}}}));
+  // docs/kernel-conventions.md: one declaration per binding, in pass order; outputs read_write; the
+  // uniform struct (fields in manifest order) before its var; then the template (rank 4 from the pass
+  // derive, interleaved from the variant derive `attrs.interleaved != 0` printed as Python's True).
+  const std::string expected =
+      "@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;\n"
+      "@group(0) @binding(1) var<storage, read> cos_cache: array<vec4<f32>>;\n"
+      "@group(0) @binding(2) var<storage, read> sin_cache: array<vec4<f32>>;\n"
+      "@group(0) @binding(3) var<storage, read> position_ids: array<u32>;\n"
+      "@group(0) @binding(4) var<storage, read_write> y: array<vec4<f32>>;\n"
+      "struct Params { quadCount: u32, numHeads: u32, sequenceLength: u32, headVec4: u32, headQuads: u32, "
+      "rotaryVec4: u32, halfRotaryVec4: u32 }\n"
+      "@group(0) @binding(5) var<uniform> params: Params;\n"
+      "// rotary-embedding-quad f32 rank=4 interleaved=True wg=256";  // the fake template has no final newline
+  EXPECT_EQ(plan->passes.at(0).wgsl, expected);
+  EXPECT_EQ(plan->passes.at(0).wgsl_hash, std::hash<std::string>{}(expected));
+}
+
+TEST(PlanWgsl, F16EnablesF16) {
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  auto plan = p.plan(call_of({DType::kFloat16, {1, 2, 3, 6}, {1, 3, 3}}));
+  ASSERT_EQ(plan->variant->id, "rank4_cache3");  // head 6: pair, elementType $T = f16
+  const std::string& wgsl = plan->passes.at(0).wgsl;
+  EXPECT_EQ(wgsl.rfind("enable f16;\n", 0), 0u) << wgsl;
+  EXPECT_THAT(wgsl, HasSubstr("@group(0) @binding(0) var<storage, read> x: array<f16>;"));
+  EXPECT_THAT(wgsl, HasSubstr("// rotary-embedding f16 rank=4 interleaved=False wg=256"));
+}
+
+TEST(PlanBoundary, Errors) {
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  const Sig ok{DType::kFloat32, {2, 4, 3, 8}, {50, 4}, Shape{2, 3}};
+
+  CallSignature c = call_of(ok);
+  c.inputs["query"] = {DType::kFloat32, {1}};
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              AllOf(HasSubstr("unknown input 'query'"), HasSubstr("x (X)"), HasSubstr("cos (cos_cache)"),
+                    HasSubstr("positionIds (position_ids) [optional]")));
+
+  c = call_of(ok);
+  c.inputs.erase("x");
+  EXPECT_THAT(error_of([&] { p.select(c); }), AllOf(HasSubstr("missing required input 'x' (X)"), HasSubstr("sin (sin_cache)")));
+
+  c = call_of(ok);
+  c.inputs["cos"].dtype = DType::kFloat16;
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              AllOf(HasSubstr("'x' (X)"), HasSubstr("'cos' (cos_cache)"), HasSubstr("same type T"),
+                    HasSubstr("x is float32"), HasSubstr("cos is float16")));
+
+  c = call_of(ok);
+  c.inputs["x"].dtype = DType::kInt64;
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              AllOf(HasSubstr("'x' (X)"), HasSubstr("int64"), HasSubstr("allowed: float32, float16")));
+
+  c = call_of(ok);
+  c.inputs["positionIds"].dtype = DType::kFloat32;
+  EXPECT_THAT(error_of([&] { p.select(c); }), AllOf(HasSubstr("'positionIds'"), HasSubstr("type M")));
+
+  c = call_of(ok);
+  c.inputs["positionIds"].shape = {2, 3, 1};
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              AllOf(HasSubstr("'positionIds' (position_ids)"), HasSubstr("rank 3"), HasSubstr("expected rank 2")));
+
+  c = call_of(ok);
+  c.inputs["x"].shape = {2, -4, 3, 8};
+  EXPECT_THAT(error_of([&] { p.select(c); }), AllOf(HasSubstr("'x'"), HasSubstr("negative")));
+
+  c = call_of(ok);
+  c.attrs["theta"] = 10000;
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              AllOf(HasSubstr("unknown attribute 'theta'"), HasSubstr("interleaved"), HasSubstr("num_heads"),
+                    HasSubstr("rotary_embedding_dim")));
+
+  c = call_of(ok);
+  c.attrs["interleaved"] = 2;
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              AllOf(HasSubstr("'interleaved' = 2"), HasSubstr("allowed values 0, 1")));
+
+  c = call_of(ok);
+  c.attrs["num_heads"] = "four";
+  EXPECT_THAT(error_of([&] { p.select(c); }), AllOf(HasSubstr("'num_heads'"), HasSubstr("'four'"), HasSubstr("not an integer")));
+
+  c = call_of(ok);
+  c.attrs["num_heads"] = 2.5;
+  EXPECT_THAT(error_of([&] { p.select(c); }), AllOf(HasSubstr("'num_heads'"), HasSubstr("2.5"), HasSubstr("not an integer")));
+}
+
+TEST(PlanBoundary, AcceptedSpellings) {
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  // ONNX names, positionIds already narrowed to uint32, an integral float attribute: same variant as the
+  // canonical call (row "r4 pos head8 interleaved").
+  CallSignature c;
+  c.inputs["X"] = {DType::kFloat32, {2, 4, 3, 8}};
+  c.inputs["cos_cache"] = {DType::kFloat32, {50, 4}};
+  c.inputs["sin_cache"] = {DType::kFloat32, {50, 4}};
+  c.inputs["position_ids"] = {DType::kUInt32, {2, 3}};
+  c.attrs["interleaved"] = 1.0;
+  const Selection s = p.select(c);
+  ASSERT_NE(s.variant, nullptr) << s.failure;
+  EXPECT_EQ(s.variant->id, "rank4_cache2_pos_quad");
+  EXPECT_THAT(s.signature, HasSubstr("interleaved=1"));
+}
+
+TEST(PlanSelect, DeriveValuesAreLazyAndErrorsStayLocal) {
+  // Rank-2 cos with positions (r4): rank3HeadSize = 0 (num_heads undefined), rotationPairs = dim(cos, -1) = 4,
+  // headElements = dim(x, 3) = 8, headCount = dim(x, 1) = 4, tokenCount = dim(x, 2) = 3,
+  // rotaryOutputWg = max(1, min(256, 256, 256)) = 256 on webgpu defaults. rank4Contract reads
+  // dim(shapes.cos, 2) on a rank-2 cos only after `ranks.cos == 3` is false, so it is false, not an error.
+  Planner p(load(kSeed004), DeviceCaps::webgpu_defaults(), fake_templates());
+  const Selection s = p.select(call_of({DType::kFloat32, {2, 4, 3, 8}, {50, 4}, Shape{2, 3}}), {.derive_values = true});
+  std::map<std::string, DeriveResult> d;
+  for (const auto& r : s.derive) d[r.name] = r;
+  ASSERT_EQ(d.size(), 16u);  // seed 004 declares 16 derive names
+  auto int_of = [&](const char* n) {
+    const auto& r = d.at(n);
+    EXPECT_TRUE(r.value) << n << ": " << r.error;
+    return r.value ? (r.value->is_int() ? r.value->as_int() : static_cast<std::int64_t>(r.value->as_number())) : -1;
+  };
+  EXPECT_EQ(int_of("rank3HeadSize"), 0);
+  EXPECT_EQ(int_of("rotationPairs"), 4);
+  EXPECT_EQ(int_of("headElements"), 8);
+  EXPECT_EQ(int_of("headCount"), 4);
+  EXPECT_EQ(int_of("tokenCount"), 3);
+  EXPECT_EQ(int_of("rotaryOutputWg"), 256);
+  EXPECT_FALSE(d.at("rank4Contract").value->truthy());
+  EXPECT_TRUE(d.at("rank4PosContract").value->truthy());
+  EXPECT_EQ(s.variant->id, "rank4_cache2_pos_quad");
+}
+
+TEST(PlanCache, RepeatSignatureIsServedFromCacheAcrossThreads) {
+  Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
+  const CallSignature c = call_of({DType::kFloat32, {2, 4, 3, 8}, {2, 3, 4}});
+  auto first = p.plan(c);
+  std::vector<std::thread> threads;
+  std::vector<const Plan*> seen(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 1000; ++i) seen[t] = p.plan(c).get();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const Plan* s : seen) EXPECT_EQ(s, first.get());
+  EXPECT_EQ(p.cache_size(), 1u);
+  // A different attribute value is a different plan.
+  CallSignature c2 = c;
+  c2.attrs["interleaved"] = 1;
+  EXPECT_NE(p.plan(c2).get(), first.get());
+  EXPECT_EQ(p.cache_size(), 2u);
+}
+
+TEST(PlanDevice, PresetsAndJson) {
+  EXPECT_EQ(DeviceCaps::webgpu_defaults().limit("maxComputeWorkgroupsPerDimension"), 65535);
+  EXPECT_EQ(DeviceCaps::webgpu_defaults().limit("maxStorageBufferBindingSize"), 134217728);
+  EXPECT_TRUE(DeviceCaps::lavapipe().shader_f16);
+  EXPECT_FALSE(DeviceCaps::h200().shader_f16);
+  EXPECT_EQ(DeviceCaps::h200().limit("maxStorageBufferBindingSize"), 4294967295);
+  const DeviceCaps j = DeviceCaps::from_json(R"({"limits": {"maxComputeWorkgroupsPerDimension": 1024},
+                                                 "features": ["shader-f16"]})", "limits.json");
+  EXPECT_EQ(j.limit("maxComputeWorkgroupsPerDimension"), 1024);
+  EXPECT_TRUE(j.shader_f16);
+  EXPECT_THAT(error_of([] { DeviceCaps::from_json(R"({"limits": {"maxBufferSize": -1}})", "l.json"); }),
+              AllOf(HasSubstr("l.json"), HasSubstr("maxBufferSize")));
+}
+
+TEST(PlanDevice, DispatchBeyondDeviceLimitIsAnError) {
+  // With maxComputeWorkgroupsPerDimension 1024: the 2^24-pair case needs 65536 groups; seed 004's
+  // pairDispatchOk allows 1024 * 1024 groups, but dispatch.x = min(65536, 65535) = 65535 > 1024.
+  const DeviceCaps small = DeviceCaps::from_json(R"({"limits": {"maxComputeWorkgroupsPerDimension": 1024}})", "l.json");
+  Planner p(load(kSeed004), small, fake_templates());
+  const std::string msg =
+      error_of([&] { p.plan(call_of({DType::kFloat32, {1, 1, 16777216, 2}, {16777216, 1}, Shape{1, 16777216}})); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("dispatch.x"), HasSubstr("65535"), HasSubstr("maxComputeWorkgroupsPerDimension = 1024")));
+}
+
+}  // namespace
+}  // namespace wgk::contract
