@@ -1,0 +1,22 @@
+#pragma once
+// Conversions between host tensors and the reference's double values.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "wgk/tensor.h"
+
+namespace wgk::reference {
+
+/// Every element of `t` as double (float16 and float32 exactly; int64 rounds above 2^53).
+std::vector<double> to_doubles(const HostTensor& t);
+
+/// IEEE binary16 nearest to `value` (round to nearest, ties to even, in one rounding: not via float32);
+/// |value| >= 65520 gives +-Inf; NaN gives a quiet NaN with value's sign.
+std::uint16_t double_to_half(double value);
+
+/// Rounds `values` once to `dtype` (float32 or float16) into a tensor of `shape`. Throws wgk::Error
+/// (kInvalidArgument) when values.size() != numel(shape) or dtype is not a float type.
+HostTensor round_to_tensor(std::span<const double> values, DType dtype, Shape shape);
+
+}  // namespace wgk::reference
