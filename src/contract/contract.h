@@ -136,6 +136,7 @@ struct Contract {
   const Output* find_output(std::string_view name_or_onnx_name) const;
   const Attribute* find_attribute(std::string_view name) const;
   const TypeConstraint* find_type_constraint(std::string_view name) const;
+  const Tunable* find_tunable(std::string_view name) const;
 };
 
 /// Parses and validates manifest JSON text. `source` names the file in errors. Throws wgk::Error
@@ -143,7 +144,9 @@ struct Contract {
 /// binding 'y_vec'"): unknown keys, wrong types, unknown names in expressions, derive cycles (the
 /// cycle named), duplicate ids, missing templates are checked by load_contract_file only.
 Contract load_contract(std::string_view json_text, const std::string& source = "manifest.json");
-/// Reads `path` and loads it; also checks that every pass's shader file exists beside it.
-Contract load_contract_file(const std::string& path);
+/// Reads `path` and loads it. With `check_shader_files`, also checks that every pass's shader file
+/// exists beside it and resolves inside the package folder (symbolic links included): kNotFound for
+/// a missing file, kContract for one outside; kNotFound/kIo when the manifest cannot be read.
+Contract load_contract_file(const std::string& path, bool check_shader_files = true);
 
 }  // namespace wgk::contract
