@@ -229,6 +229,18 @@ TEST(Npy, RejectsMalformedFiles) {
                   {"truncated .npy data", "needs 4398046511104", "found 8"});
 }
 
+TEST(Npy, EveryTruncationOfAValidFileIsAnIoError) {
+  const std::vector<std::byte> full = encode_npy(HostTensor::from<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  for (std::size_t n = 0; n < full.size(); ++n) {
+    try {
+      decode_npy(std::span(full).first(n), "cut.npy");
+      ADD_FAILURE() << "a " << n << "-byte prefix was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kIo) << e.what();
+    }
+  }
+}
+
 TEST(Npy, ReadNamesTheMissingFile) {
   try {
     read_npy("/nonexistent/dir/x.npy");

@@ -154,6 +154,18 @@ TEST(Safetensors, RejectsMalformedFiles) {
   expect_io_error(file_with("{" + entry("a", "F32", "[4611686018427387904, 4]", 0, 8) + "}", 8), {"tensor 'a'", "2^62"});
 }
 
+TEST(Safetensors, EveryTruncationOfAValidFileIsAnIoError) {
+  const std::vector<std::byte> full = encode_safetensors(sample(), {{"k", "v"}});
+  for (std::size_t n = 0; n < full.size(); ++n) {
+    try {
+      decode_safetensors(std::span(full).first(n), "cut.safetensors");
+      ADD_FAILURE() << "a " << n << "-byte prefix was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kIo) << e.what();
+    }
+  }
+}
+
 TEST(Safetensors, WriteRejectsBadTensors) {
   std::map<std::string, HostTensor> m;
   m.emplace("short", HostTensor::from<float>(DType::kFloat32, {4}, {1.f}));
