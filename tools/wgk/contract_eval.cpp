@@ -1,0 +1,182 @@
+// `wgk contract <manifest> --inputs ... [--attr ...] [--device ...]`: see contract_eval.h.
+#include "contract_eval.h"
+
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "wgk/error.h"
+
+namespace wgk::cli {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& message) { throw Error(ErrorKind::kInvalidArgument, message); }
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char ch : text) {
+    if (ch == sep) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+std::optional<std::int64_t> parse_int(const std::string& s) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+expr::Value parse_attr_value(const std::string& s) {
+  if (auto i = parse_int(s)) return expr::Value(*i);
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(s, &used);
+    if (used == s.size()) return expr::Value(d);
+  } catch (const std::exception&) {
+  }
+  return expr::Value(s);
+}
+
+std::string binding_kind(contract::BindingKind kind) {
+  switch (kind) {
+    case contract::BindingKind::kReadOnlyStorage: return "storage, read";
+    case contract::BindingKind::kStorage: return "storage, read_write";
+    case contract::BindingKind::kUniform: return "uniform";
+  }
+  return "?";
+}
+
+std::string features_text(const contract::DeviceCaps& d) {
+  std::string s;
+  if (d.shader_f16) s += "shader-f16 ";
+  if (d.timestamp_query) s += "timestamp-query ";
+  if (d.subgroups) s += "subgroups ";
+  return s.empty() ? "none" : s.substr(0, s.size() - 1);
+}
+
+}  // namespace
+
+void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options) {
+  sub.add_option("--inputs", options.inputs,
+                 "evaluate for a call: name=dtype:DxDx..., comma-separated (e.g. x=float32:2x4x3x8,cos=float32:50x4)");
+  sub.add_option("--attr", options.attrs, "attribute override name=value (repeatable or comma-separated)")
+      ->delimiter(',');
+  sub.add_option("--device", options.device, "webgpu-default | lavapipe | h200 | path to a limits JSON file")
+      ->capture_default_str();
+}
+
+contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs) {
+  contract::CallSignature call;
+  for (const std::string& item : split(inputs, ',')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const auto colon = item.find(':', eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || colon == std::string::npos)
+      bad("--inputs: '" + item + "' is not name=dtype:DxDx... (e.g. x=float32:2x4x3x8)");
+    const std::string name = item.substr(0, eq);
+    const std::string dtype_text = item.substr(eq + 1, colon - eq - 1);
+    const std::string dims = item.substr(colon + 1);
+    auto dtype = parse_dtype(dtype_text);
+    if (!dtype) bad("--inputs: '" + item + "': unknown dtype '" + dtype_text + "' (float32, float16, int64, uint32)");
+    contract::TensorSignature sig{*dtype, {}};
+    if (!dims.empty() && dims != "scalar") {
+      for (const std::string& d : split(dims, 'x')) {
+        auto v = parse_int(d);
+        if (!v || *v < 0) bad("--inputs: '" + item + "': dimension '" + d + "' is not a non-negative integer");
+        sig.shape.push_back(*v);
+      }
+    }
+    if (!call.inputs.emplace(name, std::move(sig)).second) bad("--inputs: input '" + name + "' given twice");
+  }
+  for (const std::string& a : attrs) {
+    if (a.empty()) continue;
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) bad("--attr: '" + a + "' is not name=value");
+    call.attrs[a.substr(0, eq)] = parse_attr_value(a.substr(eq + 1));
+  }
+  return call;
+}
+
+contract::DeviceCaps parse_device(const std::string& device) {
+  if (auto preset = contract::DeviceCaps::preset(device)) return *preset;
+  std::ifstream f(device, std::ios::binary);
+  if (!f) bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return contract::DeviceCaps::from_json(ss.str(), device);
+}
+
+int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
+                      std::ostream& out) {
+  const contract::CallSignature call = parse_call(options.inputs, options.attrs);
+  const contract::DeviceCaps device = parse_device(options.device);
+  contract::Planner planner(contract, device, {});
+  const contract::Selection s = planner.select(call, {.derive_values = true, .plan = true});
+
+  out << "call: " << s.signature << "\n";
+  out << "device: " << options.device << " (features: " << features_text(device) << "; maxComputeWorkgroupsPerDimension "
+      << device.limit("maxComputeWorkgroupsPerDimension").value_or(-1) << ")\n";
+  out << "derive:\n";
+  for (const auto& d : s.derive) {
+    out << "  " << d.name << " = " << (d.value ? d.value->repr() : "error: " + d.error) << "\n";
+  }
+  if (!s.variant) {
+    out << "variant: none\n  " << s.failure << "\n";
+    return 1;
+  }
+  out << "variant: " << s.variant->id << " (priority " << s.variant->priority << ")\n";
+  if (!s.plan) {
+    out << "  plan failed: " << s.plan_error << "\n";
+    return 1;
+  }
+  for (const auto& pass : s.plan->passes) {
+    out << "  pass " << pass.pass->id << ": " << pass.pass->name << " (" << pass.pass->shader << ")\n";
+    for (const auto& b : pass.bindings) {
+      out << "    @binding(" << b.slot << ") " << b.binding->name << ": var<" << binding_kind(b.binding->kind) << "> ";
+      if (b.binding->kind == contract::BindingKind::kUniform) {
+        out << b.wgsl_type << " (" << b.uniform.size() << " bytes)\n";
+        for (std::size_t i = 0; i < b.binding->fields.size(); ++i) {
+          const auto& f = b.binding->fields[i];
+          std::uint32_t word = 0;
+          std::memcpy(&word, b.uniform.data() + 4 * i, 4);
+          out << "      " << f.name << ": " << f.type << " = ";
+          if (f.type == "i32") {
+            out << static_cast<std::int32_t>(word);
+          } else if (f.type == "f32") {
+            float v;
+            std::memcpy(&v, &word, 4);
+            out << v;
+          } else {
+            out << word;
+          }
+          out << "  (" << f.value.text() << ")\n";
+        }
+      } else {
+        out << "array<" << b.wgsl_type << ">  (" << b.binding->arg << ", elementType " << b.binding->element_type
+            << ")\n";
+      }
+    }
+    out << "    dispatch: " << pass.workgroups[0] << " x " << pass.workgroups[1] << " x " << pass.workgroups[2]
+        << " workgroups\n";
+  }
+  for (const auto& o : s.plan->outputs) {
+    out << "  output " << o.name << ": " << dtype_name(o.dtype) << shape_string(o.shape) << "\n";
+  }
+  for (const auto& r : s.plan->value_ranges) {
+    out << "  valueRange " << r.input << ": [" << r.min << ", " << r.max << "]  (" << r.min_text << ", " << r.max_text
+        << ")\n";
+  }
+  return 0;
+}
+
+}  // namespace wgk::cli
