@@ -400,5 +400,67 @@ TEST(PlanDevice, DispatchBeyondDeviceLimitIsAnError) {
   EXPECT_THAT(msg, AllOf(HasSubstr("dispatch.x"), HasSubstr("65535"), HasSubstr("maxComputeWorkgroupsPerDimension = 1024")));
 }
 
+
+// tests/contract/data/plan/tiny.manifest.json: a made-up op that reaches the rules the seeds do not.
+std::shared_ptr<const Contract> tiny() { return load(std::string(WGK_SOURCE_DIR) + "/tests/contract/data/plan/tiny.manifest.json"); }
+
+CallSignature tiny_call(Shape a, std::optional<Shape> idx = std::nullopt) {
+  CallSignature c;
+  c.inputs["a"] = {DType::kFloat32, std::move(a)};
+  if (idx) c.inputs["idx"] = {DType::kInt64, *idx};
+  return c;
+}
+
+TEST(PlanTiny, UniformScalarsValueRangeAndDispatch) {
+  // a (6, 8): variant "wide" (ranks.a == 2, cols = 8 > 4); "throws" (priority 9) is tried and fails
+  // (8 > 100 is false). params: n = half = 6 / 2 = 3.0 -> u32 3; k = 0 - scale (default 2) = -2 ->
+  // i32 0xFFFFFFFE; f = 3.0 / 4 = 0.75 -> f32 0x3F400000; 12 bytes padded to 16.
+  // dispatch.x = ceilDiv(6, 64) = 1. valueRange of idx: [0, dim(a, 0) - 1] = [0, 5].
+  Planner p(tiny(), DeviceCaps::webgpu_defaults(), fake_templates());
+  auto plan = p.plan(tiny_call({6, 8}, Shape{6}));
+  EXPECT_EQ(plan->variant->id, "wide");
+  const std::vector<std::uint32_t> words = {3, 0xFFFFFFFEu, 0x3F400000u, 0};
+  std::vector<std::byte> expected(16);
+  std::memcpy(expected.data(), words.data(), 16);
+  EXPECT_EQ(plan->passes.at(0).bindings.at(2).uniform, expected);
+  EXPECT_EQ(plan->passes.at(0).workgroups, (std::array<std::uint32_t, 3>{1, 1, 1}));
+  ASSERT_EQ(plan->value_ranges.size(), 1u);
+  EXPECT_EQ(plan->value_ranges[0].input, "idx");
+  EXPECT_EQ(plan->value_ranges[0].min, 0);
+  EXPECT_EQ(plan->value_ranges[0].max, 5);
+  EXPECT_EQ(plan->value_ranges[0].max_text, "dim(shapes.a, 0) - 1");
+  // dtypes.M is the storage type u32 even with idx given as int64; the template sees tunables.
+  EXPECT_THAT(plan->passes.at(0).wgsl, HasSubstr("// tiny f32 u32 wg=64"));
+}
+
+TEST(PlanTiny, LazyDeriveErrorOnlyFailsTheClauseThatNeedsIt) {
+  // a (4): `cols` = dim(shapes.a, 1) is an error on rank 1. "wide" fails at `ranks.a == 2` before
+  // reading cols; "throws" reads cols: its clause fails with the error as reason; "any" is chosen.
+  // half = 4 / 2 = 2.0, so dispatch.x = 2.
+  Planner p(tiny(), DeviceCaps::webgpu_defaults(), fake_templates());
+  const Selection s = p.select(tiny_call({4}), {.derive_values = true, .plan = true});
+  ASSERT_NE(s.variant, nullptr) << s.failure;
+  EXPECT_EQ(s.variant->id, "any");
+  ASSERT_EQ(s.derive.size(), 2u);
+  EXPECT_FALSE(s.derive[0].value);
+  EXPECT_THAT(s.derive[0].error, AllOf(HasSubstr("derive.cols"), HasSubstr("out of range")));
+  ASSERT_TRUE(s.plan) << s.plan_error;
+  EXPECT_EQ(s.plan->passes.at(0).workgroups, (std::array<std::uint32_t, 3>{2, 1, 1}));
+}
+
+TEST(PlanTiny, U32FieldMustBeANonNegativeInteger) {
+  // a (5): half = 5 / 2 = 2.5 is not an integer: the u32 field n is an error naming it and the value.
+  Planner p(tiny(), DeviceCaps::webgpu_defaults(), fake_templates());
+  EXPECT_THAT(error_of([&] { p.plan(tiny_call({5})); }),
+              AllOf(HasSubstr("params.n (u32, half)"), HasSubstr("2.5"), HasSubstr("non-negative integer")));
+}
+
+TEST(PlanTiny, FailingCheckGivesMessageAndExplain) {
+  // checks[0]: dim(shapes.a, 0) <= 1000 with 2000 rows.
+  Planner p(tiny(), DeviceCaps::webgpu_defaults(), fake_templates());
+  EXPECT_THAT(error_of([&] { p.select(tiny_call({2000})); }),
+              AllOf(HasSubstr("A has at most 1000 rows"), HasSubstr("dim(shapes.a, 0) = 2000"), HasSubstr("a: float32[2000]")));
+}
+
 }  // namespace
 }  // namespace wgk::contract
