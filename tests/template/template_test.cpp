@@ -1,0 +1,191 @@
+// Template renderer: Jinja2 semantics worked out by hand (default options: trim_blocks and
+// lstrip_blocks off, one trailing newline dropped), and a differential test against
+// @huggingface/jinja (tokenized with the same defaults) over our kernels' templates and constructs.
+#include "template/template.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../expr/jinja_oracle.h"
+#include "wgk/error.h"
+
+namespace wgk::tmpl {
+namespace {
+
+using expr::List;
+using expr::Object;
+using expr::ObjectScope;
+using ::testing::HasSubstr;
+
+std::string render(const std::string& text, Object context = {}) {
+  ObjectScope scope(std::move(context));
+  return Template::parse(text, "t.wgsl.jinja").render(scope);
+}
+
+TEST(Template, OutputsAndPythonPrinting) {
+  EXPECT_EQ(render("a {{ 1 + 2 }} b"), "a 3 b");
+  EXPECT_EQ(render("{{ 8 / 2 }}"), "4.0");  // true division prints as a float
+  EXPECT_EQ(render("{{ v }}", {{"v", "vec4<f32>"}}), "vec4<f32>");
+  EXPECT_EQ(render("{{ true }}"), "True");  // Python's str(True); WGSL wants 'true': write it out
+  EXPECT_EQ(render("{{ '}}' }}"), "}}");    // a delimiter inside a string literal
+  EXPECT_EQ(render("{{ {'a': 1}.a }}"), "1");
+}
+
+TEST(Template, WhitespaceControlAsJinja2) {
+  // Without '-', the newline after a block tag stays (trim_blocks off).
+  EXPECT_EQ(render("{% if 1 %}\nx\n{% endif %}\ny"), "\nx\n\ny");
+  // '{%-' strips all whitespace, newlines included, before the tag; '-%}' after it.
+  EXPECT_EQ(render("a  \n  {%- if 1 -%}  \n  x  \n{%- endif %}"), "ax");
+  EXPECT_EQ(render("a \n{{- 1 -}}\n b"), "a1b");
+  EXPECT_EQ(render("a {#- comment -#} b"), "ab");
+  EXPECT_EQ(render("a {# comment #} b"), "a  b");
+  // Leading spaces before a tag stay (lstrip_blocks off).
+  EXPECT_EQ(render("  {% if 1 %}x{% endif %}"), "  x");
+  // One trailing newline is dropped (keep_trailing_newline off); a second one stays.
+  EXPECT_EQ(render("x\n"), "x");
+  EXPECT_EQ(render("x\n\n"), "x\n");
+  EXPECT_EQ(render("x\r\ny\r\n"), "x\ny");  // newlines normalized to \n
+}
+
+TEST(Template, IfElifElse) {
+  const std::string t = "{% if r == 3 %}three{% elif r == 4 %}four{% else %}other{% endif %}";
+  EXPECT_EQ(render(t, {{"r", 3}}), "three");
+  EXPECT_EQ(render(t, {{"r", 4}}), "four");
+  EXPECT_EQ(render(t, {{"r", 5}}), "other");
+  EXPECT_EQ(render("{% if m is defined %}d{% else %}u{% endif %}"), "u");
+}
+
+TEST(Template, ForWithLoopVariables) {
+  EXPECT_EQ(render("{% for i in range(3) %}{{ loop.index }}{{ loop.index0 }}{{ i }}"
+                   "{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %},{% endfor %}"),
+            "100F,211,322L,");  // index (1-based), index0, item
+  EXPECT_EQ(render("{% for d in shape %}{{ d }}{% if not loop.last %}x{% endif %}{% endfor %}", {{"shape", List{2, 4, 8}}}),
+            "2x4x8");
+  EXPECT_EQ(render("{% for i in [] %}x{% endfor %}"), "");
+  EXPECT_EQ(render("{% for a in [1, 2] %}{% for b in [3, 4] %}{{ a * b }} {% endfor %}{% endfor %}"), "3 4 6 8 ");
+}
+
+TEST(Template, SetAndScoping) {
+  EXPECT_EQ(render("{% set v = 'vec4<' ~ T ~ '>' %}{{ v }}", {{"T", "f16"}}), "vec4<f16>");
+  EXPECT_EQ(render("{% set x = 1 %}{% if 1 %}{% set x = 2 %}{% endif %}{{ x }}"), "2");  // if shares scope
+  // Jinja2: a set inside a loop body does not leak out of the loop.
+  EXPECT_EQ(render("{% set x = 1 %}{% for i in [5] %}{% set x = i %}{{ x }}{% endfor %}{{ x }}"), "51");
+  auto t = Template::parse("{% set v = a %}{% for i in b %}{{ v }}{{ i }}{{ loop.index }}{% endfor %}{{ c }}", "t");
+  EXPECT_EQ(t.names(), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(Template, ErrorsNameTemplateLineAndColumn) {
+  auto message = [](const std::string& text, Object ctx = {}) -> std::string {
+    try {
+      render(text, std::move(ctx));
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kContract);
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_THAT(message("a\n  {% if 1 %}x"), HasSubstr("t.wgsl.jinja: line 2, column 3: '{% if %}' without '{% endif %}'"));
+  EXPECT_THAT(message("{% endfor %}"), HasSubstr("t.wgsl.jinja: line 1, column 1: unexpected '{% endfor %}'"));
+  EXPECT_THAT(message("ab {{ 1 +"), HasSubstr("line 1, column 4: unclosed tag: no '}}'"));
+  EXPECT_THAT(message("x\n{{ 1 + }}"), HasSubstr("t.wgsl.jinja: line 2, column 8: syntax error"));  // at '}}' after '+'
+  EXPECT_THAT(message("\n\n   {{ a.b }}"), HasSubstr("t.wgsl.jinja: line 3, column 7: a is undefined"));
+  EXPECT_THAT(message("{{ nope }}"), HasSubstr("line 1, column 1: {{ nope }} is undefined"));
+  EXPECT_THAT(message("{% macro m() %}{% endmacro %}"), HasSubstr("unknown statement 'macro'"));
+  EXPECT_THAT(message("{% for i in 3 %}{% endfor %}"), HasSubstr("cannot loop over 3"));
+  EXPECT_THAT(message("{# open"), HasSubstr("unclosed comment"));
+}
+
+TEST(Template, LimitsBoundUntrustedTemplates) {
+  ObjectScope scope(Object{});
+  auto big = Template::parse("{% for i in range(1000) %}{% for j in range(1000) %}x{% endfor %}{% endfor %}", "t");
+  EXPECT_THROW(big.render(scope), Error);  // 10^6 iterations > 65536
+  auto wide = Template::parse("{% for i in range(60000) %}0123456789{% endfor %}", "t");
+  try {
+    wide.render(scope, 1000);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("output larger than 1000 bytes"));
+  }
+  auto doubling = Template::parse("{% set s = 'ab' %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}", "t");
+  EXPECT_NO_THROW(doubling.render(scope));  // each iteration's set stays in its own frame
+  auto deep = std::string(100, '[');
+  EXPECT_THROW(Template::parse("{{ " + deep + " }}", "t"), Error);
+  std::string nested;
+  for (int i = 0; i < 100; ++i) nested += "{% if 1 %}";
+  EXPECT_THROW(Template::parse(nested, "t"), Error);
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The render context of one RotaryEmbedding call (kernel-conventions.md "Render context").
+Object kernel_context(int rank, bool positions, bool interleaved, const char* T, int wg) {
+  Object c{{"rank", rank},
+           {"interleaved", interleaved},
+           {"vector", std::string("vec4<") + T + ">"},
+           {"scalar", T},
+           {"rotaryOutputWg", wg},
+           {"tunables", Object{{"WORKGROUP_SIZE", wg}}},
+           {"dtypes", Object{{"T", T}, {"M", "u32"}}}};
+  if (positions) c["hasPositionIds"] = true;
+  return c;
+}
+
+TEST(JinjaOracle, TemplatesRenderAsHuggingfaceJinja) {
+  std::vector<std::pair<std::string, std::string>> templates;  // (name, text)
+  std::string dir = std::string(WGK_SOURCE_DIR) + "/kernels";
+  if (std::filesystem::exists(dir)) {
+    for (const auto& f : std::filesystem::recursive_directory_iterator(dir)) {
+      if (f.path().extension() == ".jinja") templates.emplace_back(f.path().filename().string(), read(f.path()));
+    }
+  }
+  for (const char* t : {
+           "{% if rank == 3 %}\n  let h = {{ rank }}u;\n{% else %}\n  let h = 4u;\n{% endif %}\n",
+           "a  \n  {%- if interleaved -%}  \n  i  \n{%- else -%}\n  n\n{%- endif %}\nb",
+           "{#- c -#}\n{{- vector -}}\n  x {{ scalar }} {# c #}\n",
+           "{% for i in range(rank) %}{{ loop.index }}:{{ i }}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}\n{% endfor %}",
+           "{% set mode = positionMode if positionMode is defined else ('table' if hasPositionIds is defined and hasPositionIds else 'cache3') %}{{ mode }}",
+           "{%- for i in [1, 2, 3] -%}\n  {{ i * rotaryOutputWg }}u,\n{%- endfor %}",
+           "@workgroup_size({{ rotaryOutputWg }})\n{% if dtypes.T == 'f16' %}enable f16;{% endif %}\n\n",
+           "{% set n = rank * 2 %}{% for i in range(n) %}{{ i }}{% if not loop.last %}, {% endif %}{% endfor %}",
+       }) {
+    templates.emplace_back("inline", t);
+  }
+  std::vector<nlohmann::json> requests;
+  std::vector<std::pair<std::size_t, Object>> cases;
+  for (std::size_t i = 0; i < templates.size(); ++i) {
+    for (int rank : {3, 4}) {
+      for (bool positions : {false, true}) {
+        for (bool interleaved : {false, true}) {
+          for (const char* T : {"f32", "f16"}) {
+            Object ctx = kernel_context(rank, positions, interleaved, T, interleaved ? 64 : 256);
+            requests.push_back({{"kind", "template"}, {"text", templates[i].second}, {"context", expr::testing::plain(expr::Value(ctx))}});
+            cases.emplace_back(i, ctx);
+          }
+        }
+      }
+    }
+  }
+  auto answers = expr::testing::run_jinja_oracle(requests);
+  if (!answers) GTEST_SKIP() << "node or tests/oracles/node_modules missing";
+  ASSERT_EQ(answers->size(), cases.size());
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const auto& [i, ctx] = cases[k];
+    ASSERT_FALSE((*answers)[k].contains("error")) << templates[i].first << ": " << (*answers)[k].dump();
+    ObjectScope scope(ctx);
+    std::string ours = Template::parse(templates[i].second, templates[i].first).render(scope);
+    EXPECT_EQ(ours, (*answers)[k]["output"].get<std::string>()) << templates[i].first << "\n" << templates[i].second;
+  }
+  std::printf("%zu template renders compared (%zu templates)\n", cases.size(), templates.size());
+}
+
+}  // namespace
+}  // namespace wgk::tmpl
