@@ -2,7 +2,7 @@
 //   BM_SelectRank4: boundary + scope + every manifest derive + variant selection for one rank-4
 //                   signature, uncached (what a cache miss costs before rendering);
 //   BM_PlanCacheHit: a repeat signature served from the plan cache (what every kernel call costs).
-// Run: build-<dir>/bench/contract_bench --benchmark_min_time=0.5s
+// Run: build-<dir>/bench/contract_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
 #include <fstream>
