@@ -255,6 +255,33 @@ TEST(PlanWgsl, F16EnablesF16) {
   EXPECT_THAT(wgsl, HasSubstr("// rotary-embedding f16 rank=4 interleaved=False wg=256"));
 }
 
+TEST(PlanWgsl, PackageTemplatesRenderForEveryVariantFamily) {
+  // The ai.onnx package in kernels/ (its own templates): every signature of the grid that has a variant
+  // on seed 004 renders a WGSL module that starts with the generated declarations and has an entry point.
+  for (const char* pkg : {"ai.onnx.RotaryEmbedding"}) {
+    const std::string dir = std::string(WGK_SOURCE_DIR) + "/kernels/" + pkg + "/build/webgpu/";
+    auto contract = std::make_shared<const Contract>(load_contract_file(dir + "manifest.json"));
+    for (const char* device : {"lavapipe", "h200"}) {
+      Planner p(contract, *DeviceCaps::preset(device), [dir](const std::string& f) { return read_text(dir + f); });
+      for (const Row& row : grid()) {
+        if (std::string(row.id004).empty()) continue;
+        std::shared_ptr<const Plan> plan;
+        try {
+          plan = p.plan(call_of(row.sig));
+        } catch (const Error& e) {
+          ADD_FAILURE() << pkg << " " << device << " " << row.what << ": " << e.what();
+          continue;
+        }
+        for (const auto& pass : plan->passes) {
+          EXPECT_EQ(pass.wgsl.rfind("@group(0) @binding(0)", 0) == 0 || pass.wgsl.rfind("enable f16;", 0) == 0, true)
+              << pkg << " " << row.what;
+          EXPECT_THAT(pass.wgsl, HasSubstr("@compute")) << pkg << " " << row.what;
+        }
+      }
+    }
+  }
+}
+
 TEST(PlanBoundary, Errors) {
   Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
   const Sig ok{DType::kFloat32, {2, 4, 3, 8}, {50, 4}, Shape{2, 3}};
