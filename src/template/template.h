@@ -3,7 +3,11 @@
 // `{{ expr }}`, `{% if %}/{% elif %}/{% else %}/{% endif %}`, `{% for x in list %}...{% endfor %}`
 // (with `loop.index`, `loop.index0`, `loop.first`, `loop.last`), `{% set name = expr %}`,
 // `{# comments #}`, and whitespace control (`{%-`, `-%}`, `{{-`, `-}}`) with Jinja's defaults
-// (trim_blocks and lstrip_blocks off; a single trailing newline of the template is kept).
+// (trim_blocks, lstrip_blocks and keep_trailing_newline off: the newline after a block tag stays,
+// one trailing newline of the template is dropped, "\r\n" becomes "\n"). Jinja2 scoping: `set` inside
+// a loop body stays in that iteration; `if` shares its scope. Printing uses Python's str() (`True`,
+// `4.0`): write WGSL literals out (`{% if b %}true{% else %}false{% endif %}`). Printing or using an
+// undefined name is an error (Jinja2 prints nothing). Filters/tests/builtins: see expr/expression.h.
 #include <memory>
 #include <string>
 #include <string_view>
