@@ -1,0 +1,154 @@
+#pragma once
+// The public API: load a kernel package by id and version (or exact revision), call it on named
+// tensors, get named outputs whose shapes and dtypes were inferred from the contract.
+//
+//   auto kernel = wgk::get_kernel("webgpu-kernels/ai.onnx.RotaryEmbedding", {.version = 1});
+//   auto out = kernel({{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {{"interleaved", 1}});
+//   wgk::HostTensor y = out.at("y").read();
+//
+// Thread safety: a Device, and the Kernels and DeviceTensors made on it, may be used from several
+// threads; calls on one Device are serialized by the Device (one queue), so they never overlap.
+#include <cstdint>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "wgk/tensor.h"
+
+namespace wgk {
+
+namespace runtime {
+struct DeviceState;
+struct DeviceBuffer;
+struct KernelState;
+}  // namespace runtime
+
+/// Which adapter to run on. Empty fields take the environment (WGK_BACKEND, WGK_ADAPTER), then Dawn's
+/// default adapter. backend: "vulkan", "opengles" or "" (default); adapter: an index into the adapter
+/// list or a substring of its name ("llvmpipe", "H200").
+struct DeviceOptions {
+  std::string backend;
+  std::string adapter;
+  bool high_performance = true;
+};
+
+/// An adapter + device + queue, with the pipeline cache shared by every kernel on it.
+class Device {
+ public:
+  /// Throws wgk::Error (kNotFound: no adapter matches; kGpu: device creation failed).
+  static std::shared_ptr<Device> create(const DeviceOptions& options = {});
+  /// The explicit default device, created on first use with DeviceOptions{}. The one global.
+  static std::shared_ptr<Device> default_device();
+
+  /// "NVIDIA H200 (vulkan, discrete GPU, driver ...)".
+  std::string description() const;
+  bool has_shader_f16() const;
+  bool has_timestamp_query() const;
+  runtime::DeviceState& state() const { return *state_; }
+
+  explicit Device(std::unique_ptr<runtime::DeviceState> state);
+  ~Device();
+
+ private:
+  std::unique_ptr<runtime::DeviceState> state_;
+};
+
+/// A tensor in device memory: a call's output, or uploaded by the caller. Cheap to copy (shares the
+/// buffer). Reading waits for the work that writes it.
+class DeviceTensor {
+ public:
+  DeviceTensor() = default;
+  /// Uploads `host` to `device` (storage as the dtype's bytes, padded to 16 bytes).
+  static DeviceTensor upload(const HostTensor& host, const std::shared_ptr<Device>& device);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  std::int64_t numel() const { return wgk::numel(shape_); }
+  /// Copies the tensor back to the host; waits for the GPU (timeout: wgk::Error kGpu).
+  HostTensor read() const;
+  /// The same, on another thread.
+  std::future<HostTensor> read_async() const;
+
+  const std::shared_ptr<runtime::DeviceBuffer>& buffer() const { return buffer_; }
+  DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer)
+      : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+
+ private:
+  DType dtype_ = DType::kFloat32;
+  Shape shape_;
+  std::shared_ptr<runtime::DeviceBuffer> buffer_;
+};
+
+/// An input: host data (borrowed for the duration of the call, uploaded by it) or a device tensor.
+class TensorArg {
+ public:
+  TensorArg(const HostTensor& host) : value_(&host) {}
+  TensorArg(DeviceTensor device) : value_(std::move(device)) {}
+  const HostTensor* host() const {
+    auto p = std::get_if<const HostTensor*>(&value_);
+    return p ? *p : nullptr;
+  }
+  const DeviceTensor* device() const { return std::get_if<DeviceTensor>(&value_); }
+  DType dtype() const { return host() ? host()->dtype : device()->dtype(); }
+  const Shape& shape() const { return host() ? host()->shape : device()->shape(); }
+
+ private:
+  std::variant<const HostTensor*, DeviceTensor> value_;
+};
+
+/// An attribute or tunable value: ONNX INT or FLOAT attributes.
+using AttributeValue = std::variant<std::int64_t, double>;
+using Inputs = std::map<std::string, TensorArg, std::less<>>;
+using Attributes = std::map<std::string, AttributeValue, std::less<>>;
+using Outputs = std::map<std::string, DeviceTensor, std::less<>>;
+
+/// Which package bytes: exactly one of `version` (follows that line, e.g. 1) or `revision` (40 hex
+/// digits: pins exact bytes; refused if any byte differs).
+struct KernelRef {
+  std::optional<int> version;
+  std::optional<std::string> revision;
+};
+
+/// What one call did (for tools and tests).
+struct CallInfo {
+  std::string variant;     ///< the variant chosen
+  bool plan_cached = false;
+};
+
+/// A loaded package bound to a device. Cheap to copy (shared state).
+class Kernel {
+ public:
+  /// Runs the kernel: checks the inputs and attributes against the contract (wgk::Error
+  /// kInvalidArgument naming the input, the rule and the values), picks the variant, dispatches, and
+  /// returns the outputs on the device without waiting for the GPU. Attributes not given take the
+  /// manifest defaults.
+  Outputs operator()(const Inputs& inputs, const Attributes& attrs = {}) const;
+  /// The same with tunable overrides (e.g. WORKGROUP_SIZE) and call information.
+  Outputs call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const;
+  /// Runs the call and reads every output back, on another thread.
+  std::future<std::map<std::string, HostTensor, std::less<>>> call_async(Inputs inputs, Attributes attrs = {}) const;
+
+  const std::string& id() const;
+  int version() const;
+  const std::string& revision() const;
+  const std::shared_ptr<Device>& device() const;
+  runtime::KernelState& state() const { return *state_; }
+
+  explicit Kernel(std::shared_ptr<runtime::KernelState> state) : state_(std::move(state)) {}
+
+ private:
+  std::shared_ptr<runtime::KernelState> state_;
+};
+
+/// Loads `id` ("webgpu-kernels/ai.onnx.RotaryEmbedding") from the store (WGK_KERNEL_PATH, then the
+/// packages embedded in the build), verifies every file's sha256, loads its contract, and binds it to
+/// `device` (default: Device::default_device()). Throws wgk::Error kNotFound, kIntegrity, kContract.
+Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device = nullptr);
+/// Loads a package folder from disk (README.md + build/webgpu/), verified the same way.
+Kernel load_kernel_directory(const std::string& folder, std::shared_ptr<Device> device = nullptr);
+
+}  // namespace wgk

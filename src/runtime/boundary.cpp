@@ -1,0 +1,70 @@
+#include "runtime/boundary.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "wgk/error.h"
+
+namespace wgk::runtime {
+namespace {
+
+std::int64_t element_as_int(const HostTensor& host, std::int64_t i) {
+  if (host.dtype == DType::kInt64) {
+    std::int64_t v;
+    std::memcpy(&v, host.data.data() + i * 8, 8);
+    return v;
+  }
+  std::uint32_t v;
+  std::memcpy(&v, host.data.data() + i * 4, 4);
+  return v;
+}
+
+void check_range_element(std::string_view input, std::int64_t index, std::int64_t value,
+                         const contract::ValueRange& range) {
+  if (value < range.min || value > range.max)
+    throw Error(ErrorKind::kInvalidArgument,
+                "input " + std::string(input) + "[" + std::to_string(index) + "] = " + std::to_string(value) +
+                    " is out of range: it must lie in [" + std::to_string(range.min) + ", " +
+                    std::to_string(range.max) + "] (" + range.min_text + " .. " + range.max_text + ")");
+}
+
+}  // namespace
+
+void check_data_size(std::string_view input, const HostTensor& host) {
+  const std::int64_t n = numel(host.shape);
+  const std::uint64_t want = static_cast<std::uint64_t>(n) * dtype_size(host.dtype);
+  if (host.data.size() != want)
+    throw Error(ErrorKind::kInvalidArgument,
+                "input " + std::string(input) + ": " + std::string(dtype_name(host.dtype)) + " shape " +
+                    shape_string(host.shape) + " needs " + std::to_string(want) + " bytes of data, got " +
+                    std::to_string(host.data.size()));
+}
+
+std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& host,
+                                     const contract::ValueRange* range) {
+  if (host.dtype != DType::kInt64 && host.dtype != DType::kUInt32)
+    throw Error(ErrorKind::kInvalidArgument, "input " + std::string(input) + ": " +
+                                                 std::string(dtype_name(host.dtype)) +
+                                                 " cannot be narrowed to uint32; expected int64");
+  const std::int64_t n = numel(host.shape);
+  std::vector<std::byte> words(static_cast<std::size_t>(n) * 4);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t v = element_as_int(host, i);
+    if (v < 0 || v > std::int64_t{0xffffffff})
+      throw Error(ErrorKind::kInvalidArgument,
+                  "input " + std::string(input) + "[" + std::to_string(i) + "] = " + std::to_string(v) +
+                      ": checked int64 -> uint32 narrowing needs 0 <= value < 2^32 (WebGPU storage is uint32)");
+    if (range) check_range_element(input, i, v, *range);
+    const auto word = static_cast<std::uint32_t>(v);
+    std::memcpy(words.data() + i * 4, &word, 4);
+  }
+  return words;
+}
+
+void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range) {
+  const std::int64_t n = numel(host.shape);
+  for (std::int64_t i = 0; i < n; ++i) check_range_element(input, i, element_as_int(host, i), range);
+}
+
+}  // namespace wgk::runtime

@@ -1,0 +1,27 @@
+#pragma once
+// The data-level half of the host boundary (the signature-level half is contract::Planner): data
+// length against shape, checked int64 -> uint32 narrowing, and `valueRange` bounds (ONNX spec:
+// position_ids index rows of the caches; seed card: negative positions are rejected at the boundary).
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "contract/plan.h"
+#include "wgk/tensor.h"
+
+namespace wgk::runtime {
+
+/// Throws wgk::Error (kInvalidArgument) when `host.data` is not numel(shape) * dtype_size bytes,
+/// naming the input, the shape and both byte counts.
+void check_data_size(std::string_view input, const HostTensor& host);
+
+/// The uint32 words of an int64 (or uint32) tensor. Every element must satisfy 0 <= v < 2^32
+/// (checked narrowing), then lie in `range` when given. Errors (kInvalidArgument) name the input,
+/// the flat index, the value and the rule (with the bound's expression for a range).
+std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& host,
+                                     const contract::ValueRange* range);
+
+/// Checks an already-uint32 or int64 tensor against `range` without narrowing.
+void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range);
+
+}  // namespace wgk::runtime

@@ -1,0 +1,297 @@
+// Device, DeviceTensor, Kernel and get_kernel: plan (contract::Planner), encode, submit.
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "contract/contract.h"
+#include "runtime/boundary.h"
+#include "runtime/state.h"
+#include "wgk/error.h"
+#include "wgk/kernel.h"
+
+namespace wgk {
+namespace runtime {
+namespace {
+
+gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
+  gpu::DeviceOptions o;
+  if (!options.backend.empty()) o.backend = gpu::parse_backend(options.backend);
+  o.power_preference = options.high_performance ? gpu::PowerPreference::kHighPerformance : gpu::PowerPreference::kDefault;
+  if (!options.adapter.empty()) {
+    if (std::all_of(options.adapter.begin(), options.adapter.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      o.adapter_index = std::stoul(options.adapter);
+    else
+      o.adapter_name = options.adapter;
+  }
+  return o;
+}
+
+contract::DeviceCaps caps_of(const gpu::Device& device) {
+  contract::DeviceCaps caps;
+  for (const auto& [name, value] : device.limits())
+    caps.limits.emplace_back(name, static_cast<std::int64_t>(std::min<std::uint64_t>(value, INT64_MAX)));
+  caps.shader_f16 = device.features().shader_f16;
+  caps.timestamp_query = device.features().timestamp_query;
+  caps.subgroups = device.features().subgroups;
+  return caps;
+}
+
+std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
+
+expr::Value to_value(const AttributeValue& v) {
+  return std::visit([](auto x) { return expr::Value(x); }, v);
+}
+
+// A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
+std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
+                                          std::span<const std::byte> data, std::string_view label) {
+  auto& state = device->state();
+  if (auto max = state.gpu.limit("maxStorageBufferBindingSize"); max && bytes > *max)
+    throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) +
+                                                 " bytes exceed the adapter's maxStorageBufferBindingSize " +
+                                                 std::to_string(*max));
+  auto buffer = std::make_shared<DeviceBuffer>();
+  buffer->device = device;
+  buffer->bytes = bytes;
+  buffer->buffer = state.gpu.create_buffer(padded(bytes), gpu::BufferUsage::kStorage, label);
+  if (!data.empty()) state.gpu.write(buffer->buffer, 0, data);
+  return buffer;
+}
+
+}  // namespace
+
+DeviceState::DeviceState(const gpu::DeviceOptions& options) : gpu(options), caps(caps_of(gpu)) {}
+
+std::shared_ptr<gpu::ComputePipeline> DeviceState::pipeline(const std::string& wgsl, const std::string& label) {
+  auto it = pipelines.find(wgsl);
+  if (it != pipelines.end()) return it->second;
+  auto compiled = std::make_shared<gpu::ComputePipeline>(gpu.create_compute_pipeline(wgsl, label));
+  ++pipelines_compiled;
+  pipelines.emplace(wgsl, compiled);
+  return compiled;
+}
+
+}  // namespace runtime
+
+// ---- Device -------------------------------------------------------------------------------------
+
+Device::Device(std::unique_ptr<runtime::DeviceState> state) : state_(std::move(state)) {}
+Device::~Device() = default;
+
+std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
+  return std::make_shared<Device>(std::make_unique<runtime::DeviceState>(runtime::to_gpu_options(options)));
+}
+
+std::shared_ptr<Device> Device::default_device() {
+  static std::mutex mutex;
+  static std::shared_ptr<Device> device;
+  std::lock_guard lock(mutex);
+  if (!device) device = create();
+  return device;
+}
+
+std::string Device::description() const {
+  const auto& info = state_->gpu.adapter_info();
+  return info.device + " (" + info.backend + ", " + info.adapter_type + ", " + info.description + ")";
+}
+bool Device::has_shader_f16() const { return state_->caps.shader_f16; }
+bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; }
+
+// ---- DeviceTensor -------------------------------------------------------------------------------
+
+DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
+  runtime::check_data_size("upload", host);
+  std::lock_guard lock(device->state().mutex);
+  return DeviceTensor(host.dtype, host.shape,
+                      runtime::make_buffer(device, host.data.size(), host.data, "upload"));
+}
+
+HostTensor DeviceTensor::read() const {
+  if (!buffer_) throw Error(ErrorKind::kInvalidArgument, "reading an empty DeviceTensor");
+  HostTensor host{dtype_, shape_, {}};
+  host.data.resize(buffer_->bytes);
+  if (host.data.empty()) return host;
+  auto& state = buffer_->device->state();
+  std::lock_guard lock(state.mutex);
+  // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
+  std::vector<std::byte> words((buffer_->bytes + 3) & ~std::uint64_t{3});
+  state.gpu.read(buffer_->buffer, 0, words);
+  std::memcpy(host.data.data(), words.data(), host.data.size());
+  return host;
+}
+
+std::future<HostTensor> DeviceTensor::read_async() const {
+  return std::async(std::launch::async, [copy = *this] { return copy.read(); });
+}
+
+// ---- Kernel -------------------------------------------------------------------------------------
+
+namespace {
+
+std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const store::Package> package,
+                                                        std::shared_ptr<Device> device) {
+  auto state = std::make_shared<runtime::KernelState>();
+  state->package = std::move(package);
+  state->device = device ? std::move(device) : Device::default_device();
+  const std::string origin = state->package->id + " (" + state->package->origin + ")";
+  state->contract = std::make_shared<const contract::Contract>(
+      contract::load_contract(state->package->webgpu_file("manifest.json"), origin + ": manifest.json"));
+  for (const auto& variant : state->contract->variants)
+    for (const auto& pass : variant.passes)
+      if (!state->package->files.count("build/webgpu/" + pass.shader))
+        throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
+                                              ": shader " + pass.shader + " is not in the package");
+  auto package_ref = state->package;
+  state->planner = std::make_unique<contract::Planner>(
+      state->contract, state->device->state().caps,
+      [package_ref](const std::string& name) { return package_ref->webgpu_file(name); });
+  return state;
+}
+
+}  // namespace
+
+Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device) {
+  auto package = store::Store::default_store().load(id, store::PackageRef{ref.version, ref.revision});
+  return Kernel(make_kernel_state(std::move(package), std::move(device)));
+}
+
+Kernel load_kernel_directory(const std::string& folder, std::shared_ptr<Device> device) {
+  return Kernel(make_kernel_state(store::load_package_directory(folder), std::move(device)));
+}
+
+const std::string& Kernel::id() const { return state_->package->id; }
+int Kernel::version() const { return state_->package->version; }
+const std::string& Kernel::revision() const { return state_->package->revision; }
+const std::shared_ptr<Device>& Kernel::device() const { return state_->device; }
+
+Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs) const {
+  return call(inputs, attrs, {}, nullptr);
+}
+
+Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const {
+  runtime::KernelState& k = *state_;
+  const contract::Contract& contract = *k.contract;
+
+  // 1. Signature-level boundary and plan (cached by signature).
+  contract::CallSignature signature;
+  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::to_value(value));
+  if (!tunables.empty()) throw Error(ErrorKind::kInvalidArgument, "tunable overrides: not wired yet");  // TODO(lead)
+  const std::size_t cached_before = k.planner->cache_size();
+  std::shared_ptr<const contract::Plan> plan = k.planner->plan(signature);
+  if (info) {
+    info->variant = plan->variant->id;
+    info->plan_cached = k.planner->cache_size() == cached_before;
+  }
+
+  // 2. Data-level boundary: data sizes, checked narrowing, value ranges.
+  struct Staged {
+    const contract::Input* spec;
+    const TensorArg* arg;
+    std::vector<std::byte> narrowed;
+  };
+  std::vector<Staged> staged;
+  staged.reserve(inputs.size());
+  for (const auto& [name, arg] : inputs) {
+    const contract::Input* spec = contract.find_input(name);
+    Staged s{spec, &arg, {}};
+    const contract::ValueRange* range = nullptr;
+    for (const auto& r : plan->value_ranges)
+      if (r.input == spec->name) range = &r;
+    if (const HostTensor* host = arg.host()) {
+      runtime::check_data_size(name, *host);
+      if (spec->storage == DType::kUInt32) s.narrowed = runtime::narrow_to_u32(name, *host, range);
+      else if (range) runtime::check_value_range(name, *host, *range);
+    } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
+      throw Error(ErrorKind::kInvalidArgument,
+                  "input " + name + ": a device-resident " + std::string(dtype_name(arg.dtype())) +
+                      " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
+    }
+    staged.push_back(std::move(s));
+  }
+
+  // 3. Encode and submit, one device at a time.
+  runtime::DeviceState& device = k.device->state();
+  std::lock_guard lock(device.mutex);
+
+  std::shared_ptr<runtime::PreparedPlan> prepared;
+  {
+    std::lock_guard plock(k.prepared_mutex);
+    auto it = k.prepared.find(plan.get());
+    if (it != k.prepared.end()) prepared = it->second.second;
+  }
+  if (!prepared) {
+    prepared = std::make_shared<runtime::PreparedPlan>();
+    for (const auto& pass : plan->passes) {
+      prepared->pipelines.push_back(device.pipeline(pass.wgsl, contract.domain + "." + contract.name + "/" + plan->variant->id + "/" + pass.pass->id));
+      auto& uniforms = prepared->uniforms.emplace_back();
+      for (const auto& b : pass.bindings) {
+        if (b.binding->kind != contract::BindingKind::kUniform) continue;
+        uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
+        device.gpu.write(uniforms.back(), 0, b.uniform);
+      }
+    }
+    std::lock_guard plock(k.prepared_mutex);
+    if (k.prepared.size() > contract::Planner::kCacheCapacity) k.prepared.clear();
+    k.prepared.emplace(plan.get(), std::make_pair(plan, prepared));
+  }
+
+  std::map<std::string, std::shared_ptr<runtime::DeviceBuffer>, std::less<>> buffers;
+  for (const Staged& s : staged) {
+    if (const DeviceTensor* dt = s.arg->device()) {
+      if (dt->buffer()->device.get() != k.device.get())
+        throw Error(ErrorKind::kInvalidArgument, "input " + s.spec->name + " lives on another device");
+      buffers.emplace(s.spec->name, dt->buffer());
+      continue;
+    }
+    const HostTensor& host = *s.arg->host();
+    std::span<const std::byte> bytes = s.narrowed.empty() ? std::span<const std::byte>(host.data) : s.narrowed;
+    const std::uint64_t size = s.spec->storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
+    buffers.emplace(s.spec->name, runtime::make_buffer(k.device, size, bytes, s.spec->name));
+  }
+  Outputs outputs;
+  for (const auto& out : plan->outputs) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
+    auto buffer = runtime::make_buffer(k.device, bytes, {}, out.name);
+    buffers.emplace(out.name, buffer);
+    outputs.emplace(out.name, DeviceTensor(out.dtype, out.shape, buffer));
+  }
+
+  std::vector<gpu::BindGroup> groups;
+  groups.reserve(plan->passes.size());
+  std::vector<gpu::Dispatch> dispatches;
+  for (std::size_t p = 0; p < plan->passes.size(); ++p) {
+    const contract::PlannedPass& pass = plan->passes[p];
+    if (pass.workgroups[0] == 0 || pass.workgroups[1] == 0 || pass.workgroups[2] == 0) continue;  // empty tensor
+    std::vector<gpu::BindGroupEntry> entries;
+    std::size_t uniform = 0;
+    for (const auto& b : pass.bindings) {
+      if (b.binding->kind == contract::BindingKind::kUniform) {
+        entries.push_back({b.slot, &prepared->uniforms[p][uniform++], 0, gpu::kWholeSize});
+        continue;
+      }
+      auto it = buffers.find(b.binding->arg);
+      if (it == buffers.end())
+        throw Error(ErrorKind::kContract, "variant " + plan->variant->id + " binds " + b.binding->arg +
+                                              ", which this call does not have");
+      entries.push_back({b.slot, &it->second->buffer, 0, gpu::kWholeSize});
+    }
+    groups.push_back(device.gpu.create_bind_group(*prepared->pipelines[p], entries));
+    dispatches.push_back({prepared->pipelines[p].get(), &groups.back(), pass.workgroups[0], pass.workgroups[1],
+                          pass.workgroups[2]});
+  }
+  if (!dispatches.empty()) device.gpu.submit(dispatches);
+  return outputs;
+}
+
+std::future<std::map<std::string, HostTensor, std::less<>>> Kernel::call_async(Inputs inputs, Attributes attrs) const {
+  // Upload and submit now (host tensors are borrowed only for this call); read back on another thread.
+  Outputs outputs = call(inputs, attrs, {}, nullptr);
+  return std::async(std::launch::async, [outputs = std::move(outputs)] {
+    std::map<std::string, HostTensor, std::less<>> host;
+    for (const auto& [name, tensor] : outputs) host.emplace(name, tensor.read());
+    return host;
+  });
+}
+
+}  // namespace wgk

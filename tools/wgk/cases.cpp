@@ -1,0 +1,190 @@
+#include "cases.h"
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "contract/contract.h"
+#include "io/npy.h"
+#include "reference/by_op.h"
+#include "reference/rounding.h"
+#include "runtime/state.h"
+#include "wgk/error.h"
+
+namespace wgk::cli {
+namespace {
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw Error(ErrorKind::kContract, where + ": " + what);
+}
+
+AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where) {
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number()) return v.get<double>();
+  if (v.is_boolean()) return std::int64_t{v.get<bool>()};
+  bad(where, "must be a number, got " + v.dump());
+}
+
+// Uniform doubles in [-1, 1) from a 64-bit Mersenne Twister (the distribution is ours, so the values
+// are the same with every standard library).
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-52 - 1.0; }
+
+HostTensor random_float(DType dtype, const Shape& shape, std::mt19937_64& rng) {
+  std::vector<double> values(static_cast<std::size_t>(numel(shape)));
+  for (double& v : values) v = uniform(rng);
+  return reference::round_to_tensor(values, dtype, shape);
+}
+
+}  // namespace
+
+std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs) {
+  std::map<std::string, double, std::less<>> out;
+  for (const auto& [name, value] : attrs)
+    out[name] = std::visit([](auto v) { return static_cast<double>(v); }, value);
+  return out;
+}
+
+Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
+  if (!entry.is_object()) bad(where_in, "a case must be an object");
+  Case c;
+  c.name = entry.value("name", "");
+  const std::string where = where_in + " (" + c.name + ")";
+  if (c.name.empty()) bad(where, "`name` is required");
+  c.why = entry.value("why", "");
+  const std::string dtype_name = entry.value("dtype", "float32");
+  const auto dtype = parse_dtype(dtype_name);
+  if (!dtype || (*dtype != DType::kFloat32 && *dtype != DType::kFloat16)) bad(where, "`dtype` " + dtype_name + " is not float32/float16");
+  const nlohmann::json attrs = entry.value("attrs", nlohmann::json::object());
+  for (const auto& [k, v] : attrs.items()) c.attrs[k] = attribute_from_json(v, where + ".attrs." + k);
+  const nlohmann::json tunables = entry.value("tunables", nlohmann::json::object());
+  for (const auto& [k, v] : tunables.items()) c.tunables[k] = attribute_from_json(v, where + ".tunables." + k);
+  std::mt19937_64 rng(entry.value("seed", 1));
+  if (!entry.contains("inputs") || !entry["inputs"].is_object()) bad(where, "`inputs` must be an object");
+  for (const auto& [name, spec] : entry["inputs"].items()) {
+    const std::string at = where + ".inputs." + name;
+    if (!spec.is_object() || !spec.contains("shape") || !spec["shape"].is_array()) bad(at, "needs a `shape` list");
+    Shape shape;
+    for (const auto& d : spec["shape"]) {
+      if (!d.is_number_integer()) bad(at, "shape entries must be integers");
+      shape.push_back(d.get<std::int64_t>());
+    }
+    if (numel(shape) > (std::int64_t{1} << 28)) bad(at, "shape " + shape_string(shape) + " is too large for a test case");
+    if (spec.contains("values")) {
+      std::vector<std::int64_t> values;
+      for (const auto& v : spec["values"]) {
+        if (!v.is_number_integer()) bad(at, "`values` must be integers");
+        values.push_back(v.get<std::int64_t>());
+      }
+      if (static_cast<std::int64_t>(values.size()) != numel(shape))
+        bad(at, std::to_string(values.size()) + " values for shape " + shape_string(shape));
+      c.inputs[name] = HostTensor::from(DType::kInt64, shape, values);
+    } else if (spec.contains("randomInt")) {
+      const auto& r = spec["randomInt"];
+      if (!r.is_array() || r.size() != 2) bad(at, "`randomInt` must be [lo, hi]");
+      std::uniform_int_distribution<std::int64_t> dist(r[0].get<std::int64_t>(), r[1].get<std::int64_t>());
+      std::vector<std::int64_t> values(static_cast<std::size_t>(numel(shape)));
+      for (auto& v : values) v = dist(rng);
+      c.inputs[name] = HostTensor::from(DType::kInt64, shape, values);
+    } else {
+      const std::string in_dtype = spec.value("dtype", dtype_name);
+      const auto d = parse_dtype(in_dtype);
+      if (!d) bad(at, "unknown dtype " + in_dtype);
+      if (*d == DType::kInt64 || *d == DType::kUInt32) {
+        c.inputs[name] = HostTensor{*d, shape, std::vector<std::byte>(numel(shape) * dtype_size(*d))};
+      } else {
+        c.inputs[name] = random_float(*d, shape, rng);
+      }
+    }
+    if (spec.contains("truncate")) {  // a negative case: data shorter than its shape
+      auto& data = c.inputs[name].data;
+      data.resize(data.size() - std::min<std::size_t>(data.size(), spec["truncate"].get<std::size_t>()));
+    }
+  }
+  if (entry.contains("error")) {
+    c.expected_error = entry["error"].get<std::string>();
+  } else {
+    c.expected_variant = entry.value("variant", "");
+    c.expected_variant_without_f16 = entry.value("variantWithoutShaderF16", c.expected_variant);
+    if (!entry.contains("tolerance") || !entry["tolerance"].is_object()) bad(where, "needs `tolerance` or `error`");
+    c.tolerance.abs = entry["tolerance"].value("abs", 0.0);
+    c.tolerance.rel = entry["tolerance"].value("rel", 0.0);
+    c.tolerance_why = entry["tolerance"].value("why", "");
+  }
+  return c;
+}
+
+Case case_from_folder(const std::filesystem::path& folder) {
+  std::ifstream in(folder / "case.json");
+  if (!in) throw Error(ErrorKind::kIo, "cannot read " + (folder / "case.json").string());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kIo, (folder / "case.json").string() + ": " + e.what());
+  }
+  Case c;
+  c.name = folder.filename().string();
+  c.kernel = j.value("kernel", "");
+  c.why = j.value("oracle", "");
+  for (const auto& [name, file] : j.at("inputs").items()) c.inputs[name] = io::read_npy(folder / file.get<std::string>());
+  const nlohmann::json attributes = j.value("attributes", nlohmann::json::object());
+  for (const auto& [name, value] : attributes.items())
+    c.attrs[name] = attribute_from_json(value, c.name + ".attributes." + name);
+  c.expected = io::read_npy(folder / j.at("expected").at("y").get<std::string>());
+  // The expected outputs are float32 from ONNX / ONNX Runtime; ours rotate in f32 with one rounding on
+  // store. |a*c - b*s| with |a|,|b|,|c|,|s| <= ~1 (values here are within a few units) has a rounding
+  // error of a few ulps of 1 in either implementation: 1e-5 absolute leaves a wide margin over 2^-23 and
+  // fails on any index or sign mistake (errors of order 1).
+  c.tolerance = {1e-5, 1e-5};
+  c.tolerance_why = "two f32 implementations of the same rotation: a few ulps each";
+  return c;
+}
+
+CaseResult run_case(const Kernel& kernel, const Case& c) {
+  CaseResult r;
+  Inputs inputs;
+  for (const auto& [name, tensor] : c.inputs) inputs.emplace(name, tensor);
+  CallInfo info;
+  Outputs outputs;
+  try {
+    outputs = kernel.call(inputs, c.attrs, c.tunables, &info);
+    r.variant = info.variant;
+  } catch (const Error& e) {
+    if (!c.expected_error.empty() && std::string(e.what()).find(c.expected_error) != std::string::npos) {
+      r.passed = true;
+      r.message = std::string("expected error: ") + e.what();
+    } else {
+      r.message = std::string("error: ") + e.what();
+    }
+    return r;
+  }
+  if (!c.expected_error.empty()) {
+    r.message = "expected an error containing \"" + c.expected_error + "\", but the call succeeded (variant " + r.variant + ")";
+    return r;
+  }
+  const HostTensor y = outputs.at("y").read();
+  std::vector<double> expected;
+  if (c.expected) {
+    expected = reference::to_doubles(*c.expected);
+  } else {
+    const auto& contract = *kernel.state().contract;
+    Attributes attrs = c.attrs;
+    for (const auto& a : contract.attributes)
+      if (!attrs.count(a.name) && a.default_value && a.default_value->is_number())
+        attrs[a.name] = a.default_value->as_number();
+    expected = reference::run_reference(contract.domain, contract.name, c.inputs, attrs_as_doubles(attrs));
+  }
+  const auto cmp = reference::compare(y, expected, c.tolerance);
+  r.max_abs_error = cmp.max_abs_error;
+  r.max_rel_error = cmp.max_rel_error;
+  r.passed = cmp.ok();
+  r.message = cmp.summary();
+  const std::string& want = kernel.device()->has_shader_f16() ? c.expected_variant : c.expected_variant_without_f16;
+  if (!want.empty() && want != r.variant) {
+    r.passed = false;
+    r.message = "chose variant " + r.variant + ", expected " + want + "; " + r.message;
+  }
+  return r;
+}
+
+}  // namespace wgk::cli

@@ -1,0 +1,50 @@
+#pragma once
+// Correctness cases as `wgk test` and `wgk run` use them: a package's test.json entries (inputs
+// generated from a seed) and case folders of ../shared/cases (inputs and expected output in .npy).
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "reference/compare.h"
+#include "wgk/kernel.h"
+
+namespace wgk::cli {
+
+struct Case {
+  std::string name;
+  std::string why;
+  std::string kernel;  ///< package id (case folders name it; test.json cases take the package's)
+  std::map<std::string, HostTensor, std::less<>> inputs;
+  Attributes attrs;
+  Attributes tunables;
+  std::optional<HostTensor> expected;  ///< an oracle's y (case folders); else the CPU reference
+  std::string expected_variant, expected_variant_without_f16;
+  reference::Tolerance tolerance;
+  std::string tolerance_why;
+  std::string expected_error;  ///< a negative case: the error must contain this
+};
+
+struct CaseResult {
+  bool passed = false;
+  std::string variant;
+  std::string message;  ///< why it failed, or the comparison summary
+  double max_abs_error = 0, max_rel_error = 0;
+};
+
+/// Builds a case from one test.json entry (schema in kernels/README.md). Throws wgk::Error
+/// (kContract) naming `where` and the key on a malformed entry.
+Case case_from_json(const nlohmann::json& entry, const std::string& where);
+/// Reads a ../shared/cases folder: case.json + .npy inputs + expected y.
+Case case_from_folder(const std::filesystem::path& folder);
+
+/// Runs `c` on `kernel`, compares with c.expected or the CPU reference (in double), and checks the
+/// variant (when given) and expected errors.
+CaseResult run_case(const Kernel& kernel, const Case& c);
+
+/// Attribute values as the reference takes them.
+std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs);
+
+}  // namespace wgk::cli

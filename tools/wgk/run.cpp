@@ -1,0 +1,104 @@
+// wgk run <id> --input name=file.npy ... [--attr k=v ...] [--out DIR]: one call on real inputs.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "cases.h"
+#include "command.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
+#include "reference/by_op.h"
+#include "reference/compare.h"
+#include "runtime/state.h"
+#include "wgk/error.h"
+
+namespace wgk::cli {
+
+WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, variant, time and error vs the CPU reference") {
+  struct Options {
+    std::string id, package, out;
+    std::vector<std::string> inputs, attrs;
+    int version = 1;
+    std::string revision;
+    int repeat = 10;
+  };
+  auto o = std::make_shared<Options>();
+  sub.add_option("id", o->id, "package id, e.g. webgpu-kernels/ai.onnx.RotaryEmbedding")->required();
+  sub.add_option("--version", o->version, "version line (default 1)");
+  sub.add_option("--revision", o->revision, "exact revision (40 hex digits) instead of --version");
+  sub.add_option("--package", o->package, "load this package folder instead of the store");
+  sub.add_option("--input,-i", o->inputs, "name=file.npy, or file.safetensors holding named tensors")->required();
+  sub.add_option("--attr,-a", o->attrs, "attribute k=v (integer or float)");
+  sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
+  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)");
+  return [o]() -> int {
+    std::map<std::string, HostTensor, std::less<>> host;
+    for (const std::string& spec : o->inputs) {
+      const auto eq = spec.find('=');
+      if (eq == std::string::npos) {
+        for (auto& [name, t] : io::read_safetensors(spec).tensors) host[name] = std::move(t);
+      } else {
+        host[spec.substr(0, eq)] = io::read_npy(spec.substr(eq + 1));
+      }
+    }
+    Attributes attrs;
+    for (const std::string& spec : o->attrs) {
+      const auto eq = spec.find('=');
+      if (eq == std::string::npos) throw Error(ErrorKind::kInvalidArgument, "--attr " + spec + ": expected k=v");
+      const std::string v = spec.substr(eq + 1);
+      std::size_t used = 0;
+      AttributeValue value;
+      try {
+        if (v.find_first_of(".eE") == std::string::npos) value = std::int64_t{std::stoll(v, &used)};
+        else value = std::stod(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size()) throw Error(ErrorKind::kInvalidArgument, "--attr " + spec + ": value is not a number");
+      attrs[spec.substr(0, eq)] = value;
+    }
+    Kernel kernel = !o->package.empty()   ? load_kernel_directory(o->package)
+                    : !o->revision.empty() ? get_kernel(o->id, {.revision = o->revision})
+                                           : get_kernel(o->id, {.version = o->version});
+    std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
+    std::cout << "adapter: " << kernel.device()->description() << "\n";
+    Inputs inputs;
+    for (const auto& [name, t] : host) inputs.emplace(name, t);
+    CallInfo info;
+    using clock = std::chrono::steady_clock;
+    auto t0 = clock::now();
+    Outputs outputs = kernel.call(inputs, attrs, {}, &info);
+    std::map<std::string, HostTensor, std::less<>> results;
+    for (const auto& [name, t] : outputs) results[name] = t.read();
+    const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    double repeat_ms = 0;
+    if (o->repeat > 0) {
+      t0 = clock::now();
+      for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, {}, nullptr);
+      outputs.begin()->second.read();
+      repeat_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count() / o->repeat;
+    }
+    std::cout << "variant: " << info.variant << "\n";
+    std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back); repeat "
+              << repeat_ms << " ms per call (upload + run, wall clock)\n";
+    const auto& contract = *kernel.state().contract;
+    Attributes full = attrs;
+    for (const auto& a : contract.attributes)
+      if (!full.count(a.name) && a.default_value && a.default_value->is_number()) full[a.name] = a.default_value->as_number();
+    const auto expected = reference::run_reference(contract.domain, contract.name, host, attrs_as_doubles(full));
+    const auto cmp = reference::compare(results.at("y"), expected, {});
+    std::cout << "error:   max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
+              << " against the CPU reference (double)\n";
+    if (!o->out.empty()) {
+      std::filesystem::create_directories(o->out);
+      for (const auto& [name, t] : results) {
+        io::write_npy(std::filesystem::path(o->out) / (name + ".npy"), t);
+        std::cout << "wrote:   " << (std::filesystem::path(o->out) / (name + ".npy")).string() << " "
+                  << dtype_name(t.dtype) << shape_string(t.shape) << "\n";
+      }
+    }
+    return 0;
+  };
+}
+
+}  // namespace wgk::cli

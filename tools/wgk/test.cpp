@@ -1,0 +1,100 @@
+// wgk test [id ...] [--package DIR] [--cases DIR]: runs the bundled packages' test.json, a package
+// folder's test.json, or case folders in the format of ../shared/cases/README.md.
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "cases.h"
+#include "command.h"
+#include "runtime/state.h"
+#include "store/store.h"
+#include "wgk/error.h"
+
+namespace wgk::cli {
+namespace {
+
+struct Tally {
+  int passed = 0, failed = 0;
+  void report(const std::string& kernel, const Case& c, const CaseResult& r) {
+    (r.passed ? passed : failed)++;
+    std::cout << (r.passed ? "PASS " : "FAIL ") << kernel << " " << c.name;
+    if (!r.variant.empty()) std::cout << " [" << r.variant << "]";
+    std::cout << ": " << r.message << "\n";
+  }
+};
+
+void run_package(const Kernel& kernel, Tally& tally, const std::string& filter) {
+  const std::string& text = kernel.state().package->webgpu_file("test.json");
+  nlohmann::json tests;
+  try {
+    tests = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kContract, kernel.id() + ": test.json: " + e.what());
+  }
+  const auto& cases = tests.at("cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Case c;
+    CaseResult r;
+    try {
+      c = case_from_json(cases[i], kernel.id() + ": test.json: cases[" + std::to_string(i) + "]");
+      if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+      r = run_case(kernel, c);
+    } catch (const Error& e) {
+      if (c.name.empty()) c.name = "cases[" + std::to_string(i) + "]";
+      r.message = std::string("error: ") + e.what();
+    }
+    tally.report(kernel.id(), c, r);
+  }
+}
+
+}  // namespace
+
+WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders against the CPU reference or oracle outputs") {
+  struct Options {
+    std::vector<std::string> ids;
+    std::string package, cases, filter;
+  };
+  auto o = std::make_shared<Options>();
+  sub.add_option("id", o->ids, "package ids (default: every bundled package)");
+  sub.add_option("--package", o->package, "a package folder (README.md + build/webgpu/) instead of the store");
+  sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively");
+  sub.add_option("--filter", o->filter, "only cases whose name contains this");
+  return [o]() -> int {
+    auto device = Device::default_device();
+    std::cout << "adapter: " << device->description() << (device->has_shader_f16() ? " [shader-f16]" : " [no shader-f16]")
+              << "\n";
+    Tally tally;
+    if (!o->cases.empty()) {
+      std::vector<std::filesystem::path> folders;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(o->cases))
+        if (e.is_regular_file() && e.path().filename() == "case.json") folders.push_back(e.path().parent_path());
+      std::sort(folders.begin(), folders.end());
+      std::map<std::string, Kernel> kernels;
+      for (const auto& folder : folders) {
+        Case c;
+        CaseResult r;
+        try {
+          c = case_from_folder(folder);
+          if (!o->filter.empty() && c.name.find(o->filter) == std::string::npos) continue;
+          auto it = kernels.find(c.kernel);
+          if (it == kernels.end()) it = kernels.emplace(c.kernel, get_kernel(c.kernel, {.version = 1}, device)).first;
+          r = run_case(it->second, c);
+        } catch (const Error& e) {
+          c.name = folder.filename().string();
+          r.message = std::string("error: ") + e.what();
+        }
+        tally.report(c.kernel, c, r);
+      }
+    } else if (!o->package.empty()) {
+      run_package(load_kernel_directory(o->package, device), tally, o->filter);
+    } else {
+      auto ids = o->ids.empty() ? store::Store::default_store().embedded_ids() : o->ids;
+      for (const auto& id : ids) run_package(get_kernel(id, {.version = 1}, device), tally, o->filter);
+    }
+    std::cout << tally.passed << " passed, " << tally.failed << " failed\n";
+    return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
+  };
+}
+
+}  // namespace wgk::cli
