@@ -75,7 +75,7 @@ std::vector<int> parse_ranks(const Node& node) {
 void parse_attribute_constraints(const Node& node, Contract& contract) {
   for (const auto& [name, value] : node.members()) {
     auto it = std::find_if(contract.attributes.begin(), contract.attributes.end(),
-                           [&](const Attribute& a) { return a.name == name; });
+                           [&attr = name](const Attribute& a) { return a.name == attr; });
     if (it == contract.attributes.end()) {
       std::string declared;
       for (const Attribute& a : contract.attributes) declared += (declared.empty() ? "" : ", ") + a.name;

@@ -218,7 +218,8 @@ Draft parse_legacy(const Node& root) {
   }
   if (auto descriptions = root.find("attributeDescriptions")) {
     for (const auto& [name, n] : descriptions->members()) {
-      auto it = std::find_if(c.attributes.begin(), c.attributes.end(), [&](const Attribute& a) { return a.name == name; });
+      auto it = std::find_if(c.attributes.begin(), c.attributes.end(),
+                             [&attr = name](const Attribute& a) { return a.name == attr; });
       if (it == c.attributes.end()) {
         if (!is_identifier(name)) n.fail("attribute name '" + name + "' is not a name an expression can spell");
         c.attributes.push_back({name, std::nullopt, {}, ""});

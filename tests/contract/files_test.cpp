@@ -92,6 +92,19 @@ TEST_F(PackageFolder, MissingManifestIsNotFound) {
   }
 }
 
+// The packages that ship in kernels/ load with their shader files (facts from their manifests).
+TEST(ShippedPackages, Load) {
+  const std::string kernels = std::string(WGK_SOURCE_DIR) + "/kernels/";
+  const Contract onnx = load_contract_file(kernels + "ai.onnx.RotaryEmbedding/build/webgpu/manifest.json");
+  EXPECT_EQ(onnx.domain, "ai.onnx");
+  EXPECT_EQ(onnx.since_version, 23);
+  EXPECT_EQ(onnx.find_input("X"), onnx.find_input("x"));
+  const Contract ms = load_contract_file(kernels + "com.microsoft.RotaryEmbedding/build/webgpu/manifest.json");
+  EXPECT_EQ(ms.domain, "com.microsoft");
+  ASSERT_NE(ms.find_input("position_ids"), nullptr);
+  EXPECT_TRUE(ms.find_input("position_ids")->value_max.has_value());
+}
+
 // What `wgk contract` prints for the legacy seed: the conversions are visible.
 TEST(Describe, LegacySeed) {
   const Contract c = load_contract_file(test::kLegacySeed, false);
