@@ -83,11 +83,13 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
 }
 
 std::shared_ptr<Device> Device::default_device() {
+  // Never destroyed: at process exit the Vulkan driver may already be torn down by its own exit
+  // handlers, and releasing a Dawn device then crashes (seen on the NVIDIA driver).
   static std::mutex mutex;
-  static std::shared_ptr<Device> device;
+  static auto* device = new std::shared_ptr<Device>();
   std::lock_guard lock(mutex);
-  if (!device) device = create();
-  return device;
+  if (!*device) *device = create();
+  return *device;
 }
 
 std::string Device::description() const {
