@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as manifest.json text (a package is untrusted input). The
 // loader may only answer with wgk::Error; any other exception, crash, hang or sanitizer report is
 // a bug. What loads is also printed (describe.h), which walks every part of the model.
-// Build: -DWGK_FUZZ=ON with clang-14; run: fuzz_manifest tests/fuzz/corpus/manifest
+// Build: -DWGK_FUZZ=ON with clang-14; run: see tests/fuzz/fuzz_manifest.cmake
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
