@@ -1,0 +1,180 @@
+// ONNX Runtime oracle for `wgk diff`: runs a batch of one-node RotaryEmbedding models on onnxruntime-node's
+// CPU execution provider.
+//
+//   node tests/oracles/ort_run.mjs MANIFEST.json
+//
+// MANIFEST.json (written by tools/wgk/diff.cpp):
+//   {"cases": [{"name": "...", "domain": "ai.onnx" | "com.microsoft", "dtype": "float32" | "float16",
+//               "attributes": {"interleaved": 0, ...}          (INT attributes; absent = ONNX default)
+//               "inputs": {"x": "x.npy", "cos": ..., "sin": ..., "positionIds": ...}   (paths; positionIds optional)
+//               "output": "y.npy"}]}
+// Writes each case's output as .npy (ORT's dtype) and MANIFEST.results.json:
+//   {"ort": "1.30.0", "results": {"<name>": {"ok": true} | {"ok": false, "error": "..."}}}
+// Exit status: 0 when the batch ran (individual ORT failures are in the results), 2 on a bad manifest.
+//
+// Models are written here as ONNX protobuf bytes (onnx.proto: ModelProto / GraphProto / NodeProto /
+// AttributeProto / ValueInfoProto / TypeProto), one node each, with symbolic dimensions so one model serves
+// every shape of the same (domain, dtype, attributes, input ranks); sessions are cached by that key.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const ort = require('onnxruntime-node');
+const ortVersion = require('onnxruntime-node/package.json').version;
+
+// ---- protobuf writer (wire types 0 = varint, 2 = length-delimited) ----
+function varint(n) {
+  const out = [];
+  let v = BigInt(n);
+  if (v < 0n) v += 1n << 64n;  // int64 two's complement, as protobuf encodes negative int64
+  do {
+    let b = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v !== 0n) b |= 0x80;
+    out.push(b);
+  } while (v !== 0n);
+  return out;
+}
+const key = (field, wire) => varint((field << 3) | wire);
+const int = (field, n) => [...key(field, 0), ...varint(n)];
+const bytes = (field, arr) => [...key(field, 2), ...varint(arr.length), ...arr];
+const str = (field, s) => bytes(field, [...Buffer.from(s, 'utf8')]);
+const f32 = (field, x) => {
+  const b = Buffer.alloc(4);
+  b.writeFloatLE(x);
+  return [...key(field, 5), ...b];
+};
+
+// onnx.proto TensorProto.DataType
+const ELEM = { float32: 1, int64: 7, float16: 10 };
+
+// TypeProto{tensor_type(1): Tensor{elem_type(1), shape(2): TensorShapeProto{dim(1): Dimension{dim_param(2)}}}}
+function valueInfo(name, elem, rank, prefix) {
+  const dims = [];
+  if (rank !== null) for (let i = 0; i < rank; i++) dims.push(...bytes(1, str(2, `${prefix}_${i}`)));
+  const tensor = [...int(1, elem), ...(rank !== null ? bytes(2, dims) : [])];
+  return [...str(1, name), ...bytes(2, bytes(1, tensor))];
+}
+
+// AttributeProto: name(1), f(2), i(3), type(20): FLOAT = 1, INT = 2.
+function attribute(name, value) {
+  if (Number.isInteger(value)) return [...str(1, name), ...int(3, value), ...int(20, 2)];
+  return [...str(1, name), ...f32(2, value), ...int(20, 1)];
+}
+
+// The node's input order differs between the two ops (ONNX Operators.md; ORT ContribOperators.md).
+const ORDER = {
+  'ai.onnx': [['x', 'X'], ['cos', 'cos_cache'], ['sin', 'sin_cache'], ['positionIds', 'position_ids']],
+  'com.microsoft': [['x', 'input'], ['positionIds', 'position_ids'], ['cos', 'cos_cache'], ['sin', 'sin_cache']],
+};
+
+function buildModel(c, ranks) {
+  const graphInputs = [];
+  const nodeInputs = [];
+  for (const [arg, onnxName] of ORDER[c.domain]) {
+    if (!(arg in c.inputs)) {
+      nodeInputs.push('');  // an omitted optional input (trailing ones are dropped below)
+      continue;
+    }
+    nodeInputs.push(onnxName);
+    const elem = arg === 'positionIds' ? ELEM.int64 : ELEM[c.dtype];
+    graphInputs.push(valueInfo(onnxName, elem, ranks[arg], onnxName));
+  }
+  while (nodeInputs.length && nodeInputs[nodeInputs.length - 1] === '') nodeInputs.pop();
+  const node = [
+    ...nodeInputs.flatMap((n) => str(1, n)),
+    ...str(2, 'Y'),
+    ...str(3, 'rotary'),
+    ...str(4, 'RotaryEmbedding'),
+    ...Object.entries(c.attributes ?? {}).flatMap(([k, v]) => bytes(5, attribute(k, v))),
+    ...(c.domain === 'com.microsoft' ? str(7, 'com.microsoft') : []),
+  ];
+  const graph = [
+    ...bytes(1, node),
+    ...str(2, 'rotary_embedding'),
+    ...graphInputs.flatMap((vi) => bytes(11, vi)),
+    ...bytes(12, valueInfo('Y', ELEM[c.dtype], null, 'Y')),
+  ];
+  // OperatorSetIdProto: domain(1), version(2). The default domain at opset 23 (RotaryEmbedding-23).
+  const opsets = [bytes(8, [...str(1, ''), ...int(2, 23)])];
+  if (c.domain === 'com.microsoft') opsets.push(bytes(8, [...str(1, 'com.microsoft'), ...int(2, 1)]));
+  // ModelProto: ir_version(1) = 11 (IR of opset 23), producer_name(2), graph(7), opset_import(8).
+  return Uint8Array.from([...int(1, 11), ...str(2, 'wgk-diff'), ...bytes(7, graph), ...opsets.flat()]);
+}
+
+// ---- .npy (numpy.lib.format 1.0) ----
+const DESCR = { '<f4': 'float32', '<f2': 'float16', '<i8': 'int64' };
+function readNpy(path) {
+  const buf = fs.readFileSync(path);
+  if (buf.readUInt32BE(0) !== 0x934e554d || buf.readUInt16BE(4) !== 0x5059) throw new Error(`${path}: not a .npy file`);
+  const major = buf[6];
+  const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+  const start = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', start, start + hlen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (!(descr in DESCR) || shapeText === undefined || /True/.test(header)) throw new Error(`${path}: unsupported header ${header}`);
+  const dims = shapeText.split(',').map((s) => s.trim()).filter((s) => s.length).map(Number);
+  const data = buf.subarray(start + hlen);
+  const copy = new Uint8Array(data).buffer;  // aligned copy
+  const type = DESCR[descr];
+  const array = type === 'float32' ? new Float32Array(copy) : type === 'float16' ? new Uint16Array(copy) : new BigInt64Array(copy);
+  return new ort.Tensor(type, array, dims);
+}
+
+function writeNpy(path, tensor) {
+  const descr = { float32: '<f4', float16: '<f2', int64: '<i8' }[tensor.type];
+  const shape = tensor.dims.length === 1 ? `(${tensor.dims[0]},)` : `(${tensor.dims.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
+  const pad = 64 - ((10 + header.length + 1) % 64);
+  header += ' '.repeat(pad % 64) + '\n';
+  const pre = Buffer.alloc(10);
+  pre.writeUInt32BE(0x934e554d, 0);
+  pre.writeUInt16BE(0x5059, 4);
+  pre[6] = 1;
+  pre[7] = 0;
+  pre.writeUInt16LE(header.length, 8);
+  const data = Buffer.from(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+  fs.writeFileSync(path, Buffer.concat([pre, Buffer.from(header, 'latin1'), data]));
+}
+
+async function main() {
+  const manifestPath = process.argv[2];
+  if (!manifestPath) {
+    console.error('usage: node ort_run.mjs MANIFEST.json');
+    process.exit(2);
+  }
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  const sessions = new Map();
+  const results = {};
+  const options = { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
+  for (const c of manifest.cases) {
+    try {
+      const feeds = {};
+      const ranks = {};
+      for (const [arg, onnxName] of ORDER[c.domain]) {
+        if (!(arg in c.inputs)) continue;
+        feeds[onnxName] = readNpy(c.inputs[arg]);
+        ranks[arg] = feeds[onnxName].dims.length;
+      }
+      const cacheKey = JSON.stringify([c.domain, c.dtype, c.attributes ?? {}, ranks]);
+      let session = sessions.get(cacheKey);
+      if (!session) {
+        session = await ort.InferenceSession.create(buildModel(c, ranks), options);
+        sessions.set(cacheKey, session);
+      }
+      const out = await session.run(feeds);
+      writeNpy(c.output, out.Y);
+      results[c.name] = { ok: true };
+    } catch (e) {
+      results[c.name] = { ok: false, error: String(e?.message ?? e) };
+    }
+  }
+  fs.writeFileSync(manifestPath.replace(/\.json$/, '') + '.results.json',
+                   JSON.stringify({ ort: ortVersion, sessions: sessions.size, results }));
+}
+
+main().catch((e) => {
+  console.error(e?.stack ?? String(e));
+  process.exit(2);
+});
