@@ -1,0 +1,459 @@
+// The bad-input catalog: every rule of the ONNX RotaryEmbedding-23 spec, the ORT com.microsoft
+// RotaryEmbedding contrib spec and the seed card (shared/seeds/001_*.README.md) broken once, through
+// the public API (get_kernel on the bundled packages). Each must be a wgk::Error of kind
+// kInvalidArgument whose message names the input or attribute, the rule and the offending values;
+// none may crash. Baselines first: the same calls unbroken succeed, so each error below is caused by
+// the one thing the test changes.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "call_helpers.h"
+#include "reference/by_op.h"
+
+namespace wgk::testing {
+namespace {
+
+/// One call: the three required tensors, optional positions, attributes, extra (unknown) inputs.
+struct Call {
+  HostTensor x, cos, sin;
+  std::optional<HostTensor> pos;
+  Attributes attrs;
+  std::optional<HostTensor> extra;  ///< passed as input "bias", which neither op has
+  bool drop_cos = false;
+};
+
+Inputs inputs_of(const Call& c) {
+  Inputs in;
+  in.emplace("x", c.x);
+  if (!c.drop_cos) in.emplace("cos", c.cos);
+  in.emplace("sin", c.sin);
+  if (c.pos) in.emplace("positionIds", *c.pos);
+  if (c.extra) in.emplace("bias", *c.extra);
+  return in;
+}
+
+/// Runs the call to completion (outputs read back), so that a late failure cannot hide.
+void run(const Kernel& k, const Call& c) {
+  Outputs out = k(inputs_of(c), c.attrs);
+  for (const auto& [name, t] : out) (void)t.read();
+}
+
+// ai.onnx, rank 4 x (batch 1, heads 2, seq 3, head 8), 2-D caches of 4 rows, positions (1, 3).
+Call onnx_rank4() { return {f32({1, 2, 3, 8}), f32({4, 4}), f32({4, 4}), positions({1, 3}, 4), {}, {}}; }
+// ai.onnx, rank 3 x (batch 1, seq 3, hidden 16), num_heads 2 -> head 8.
+Call onnx_rank3() {
+  return {f32({1, 3, 16}), f32({4, 4}), f32({4, 4}), positions({1, 3}, 4), {{"num_heads", std::int64_t{2}}}, {}};
+}
+// ai.onnx without position_ids: 3-D caches (batch 1, seq 3, 4).
+Call onnx_cache3() { return {f32({1, 2, 3, 8}), f32({1, 3, 4}), f32({1, 3, 4}), std::nullopt, {}, {}}; }
+// com.microsoft, rank 3 x (1, 3, 16), num_heads 2, position table (1, 3).
+Call ms_table() {
+  return {f32({1, 3, 16}), f32({4, 4}), f32({4, 4}), positions({1, 3}, 4), {{"num_heads", std::int64_t{2}}}, {}};
+}
+// com.microsoft, base offset 1 (scalar): token s reads row 1 + s, rows 1..3 of 4.
+Call ms_offset() {
+  return {f32({1, 3, 16}), f32({4, 4}), f32({4, 4}), i64({}, {1}), {{"num_heads", std::int64_t{2}}}, {}};
+}
+
+// ---- baselines ----------------------------------------------------------------------------------
+
+// The unbroken calls succeed and agree with the CPU reference (written from the specs) to f32
+// rounding: the catalog below breaks a call that works.
+void expect_matches_reference(const Kernel& k, std::string_view domain, const Call& c) {
+  Outputs out = k(inputs_of(c), c.attrs);
+  HostTensor y = out.at("y").read();
+  std::map<std::string, HostTensor, std::less<>> in{{"x", c.x}, {"cos", c.cos}, {"sin", c.sin}};
+  if (c.pos) in.emplace("positionIds", *c.pos);
+  std::map<std::string, double, std::less<>> attrs;
+  for (const auto& [name, v] : c.attrs)
+    attrs[name] = std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v))
+                                                          : std::get<double>(v);
+  const std::vector<double> want = reference::run_reference(domain, "RotaryEmbedding", in, attrs);
+  ASSERT_EQ(y.shape, c.x.shape);
+  ASSERT_EQ(static_cast<std::size_t>(y.numel()), want.size());
+  for (std::int64_t i = 0; i < y.numel(); ++i) EXPECT_NEAR(y.element(i), want[i], 1e-5) << "element " << i;
+}
+
+TEST(BadInputBaseline, UnbrokenCallsMatchReference) {
+  expect_matches_reference(onnx_kernel(), "ai.onnx", onnx_rank4());
+  expect_matches_reference(onnx_kernel(), "ai.onnx", onnx_rank3());
+  expect_matches_reference(onnx_kernel(), "ai.onnx", onnx_cache3());
+  expect_matches_reference(ms_kernel(), "com.microsoft", ms_table());
+  expect_matches_reference(ms_kernel(), "com.microsoft", ms_offset());
+}
+
+// ---- dtypes (type constraints T: float32 | float16, M: int64) -----------------------------------
+
+TEST(BadInputDtype, XInt64NotInT) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.x = i64(c.x.shape, std::vector<std::int64_t>(static_cast<std::size_t>(c.x.numel()), 1));
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"x", "int64", "float32"});
+  }
+}
+
+TEST(BadInputDtype, CosUInt32NotInT) {
+  Call c = onnx_rank4();
+  c.cos = HostTensor::from(DType::kUInt32, {4, 4}, std::vector<std::uint32_t>(16, 1));
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "uint32"});
+}
+
+TEST(BadInputDtype, MixedTFloat32XFloat16Cos) {
+  // T binds x, cos and sin to one dtype: x float32 with cos float16 breaks it.
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.cos = f16(c.cos.shape);
+    c.sin = f16(c.sin.shape);
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"cos", "float16", "float32", "T"});
+  }
+}
+
+TEST(BadInputDtype, PositionIdsFloatNotInM) {
+  Call c = ms_table();
+  c.pos = f32({1, 3}, {0, 1, 2});
+  expect_error([&] { run(ms_kernel(), c); }, {"positionIds", "float32", "int64"});
+}
+
+// ---- ranks --------------------------------------------------------------------------------------
+
+TEST(BadInputRank, XRank2) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.x = f32({3, 16});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"x", "rank", "2"});
+  }
+}
+
+TEST(BadInputRank, XRank5) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.x = f32({1, 1, 2, 3, 8});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"x", "rank", "5"});
+  }
+}
+
+TEST(BadInputRank, CosRank1) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.cos = f32({16});
+    c.sin = f32({16});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"cos", "rank", "1"});
+  }
+}
+
+TEST(BadInputRank, OnnxThreeDCachesWithPositionIds) {
+  // ONNX-23: with position_ids the caches are (max_position_id_plus_1, rotary_dim / 2).
+  Call c = onnx_rank4();
+  c.cos = f32({1, 3, 4});
+  c.sin = f32({1, 3, 4});
+  expect_error([&] { run(onnx_kernel(), c); }, {"position_ids", "2-D", "cos"});
+}
+
+TEST(BadInputRank, MsPositionIdsRank3) {
+  Call c = ms_table();
+  c.pos = positions({1, 3, 1}, 4);
+  expect_error([&] { run(ms_kernel(), c); }, {"positionIds", "rank", "3"});
+}
+
+// ---- head size and rotary dim -------------------------------------------------------------------
+
+TEST(BadInputHead, OddHeadSize) {
+  // x (1, 2, 3, 7): head 7 is odd; a pair rotation needs an even head.
+  Call c = onnx_rank4();
+  c.x = f32({1, 2, 3, 7});
+  expect_error([&] { run(onnx_kernel(), c); }, {"head_size", "even", "7"});
+  Call m = ms_table();
+  m.x = f32({1, 2, 3, 7});
+  expect_error([&] { run(ms_kernel(), m); }, {"head_size", "even", "7"});
+}
+
+TEST(BadInputHead, RotaryDimOdd) {
+  Call c = onnx_rank4();
+  c.attrs["rotary_embedding_dim"] = std::int64_t{3};
+  expect_error([&] { run(onnx_kernel(), c); }, {"rotary_embedding_dim", "even", "3"});
+  Call m = ms_table();
+  m.attrs["rotary_embedding_dim"] = std::int64_t{3};
+  expect_error([&] { run(ms_kernel(), m); }, {"rotary_embedding_dim", "even", "3"});
+}
+
+TEST(BadInputHead, RotaryDimLargerThanHead) {
+  // head 8, rotary_embedding_dim 10 (caches widened to 5 so only this rule breaks).
+  Call c = onnx_rank4();
+  c.attrs["rotary_embedding_dim"] = std::int64_t{10};
+  c.cos = f32({4, 5});
+  c.sin = f32({4, 5});
+  expect_error([&] { run(onnx_kernel(), c); }, {"rotary_embedding_dim", "head_size", "10", "8"});
+  Call m = ms_table();
+  m.attrs["rotary_embedding_dim"] = std::int64_t{10};
+  m.cos = f32({4, 5});
+  m.sin = f32({4, 5});
+  expect_error([&] { run(ms_kernel(), m); }, {"rotary_embedding_dim", "head_size", "10", "8"});
+}
+
+TEST(BadInputHead, RotaryDimNegative) {
+  Call c = onnx_rank4();
+  c.attrs["rotary_embedding_dim"] = std::int64_t{-2};
+  expect_error([&] { run(onnx_kernel(), c); }, {"rotary_embedding_dim", "-2"});
+}
+
+// ---- num_heads ----------------------------------------------------------------------------------
+
+TEST(BadInputNumHeads, MissingAtRank3Onnx) {
+  Call c = onnx_rank3();
+  c.attrs.erase("num_heads");
+  expect_error([&] { run(onnx_kernel(), c); }, {"num_heads", "rank 3"});
+}
+
+TEST(BadInputNumHeads, ZeroAtRank3Onnx) {
+  Call c = onnx_rank3();
+  c.attrs["num_heads"] = std::int64_t{0};
+  expect_error([&] { run(onnx_kernel(), c); }, {"num_heads", ">= 1", "0"});
+}
+
+TEST(BadInputNumHeads, NegativeMs) {
+  Call c = ms_table();
+  c.attrs["num_heads"] = std::int64_t{-1};
+  expect_error([&] { run(ms_kernel(), c); }, {"num_heads", ">= 0", "-1"});
+}
+
+TEST(BadInputNumHeads, NotDividingHidden) {
+  // hidden 16, num_heads 3: 16 % 3 = 1.
+  Call c = onnx_rank3();
+  c.attrs["num_heads"] = std::int64_t{3};
+  expect_error([&] { run(onnx_kernel(), c); }, {"num_heads", "divisible", "16", "3"});
+  Call m = ms_table();
+  m.attrs["num_heads"] = std::int64_t{3};
+  expect_error([&] { run(ms_kernel(), m); }, {"num_heads", "divisible", "16", "3"});
+}
+
+TEST(BadInputNumHeads, MsRotaryDimWithoutNumHeads) {
+  // ORT: "num_heads must be provided if rotary_embedding_dim is specified" (rank 3).
+  Call m = ms_table();
+  m.attrs.erase("num_heads");
+  m.attrs["rotary_embedding_dim"] = std::int64_t{8};
+  expect_error([&] { run(ms_kernel(), m); }, {"num_heads", "rotary_embedding_dim", "8"});
+}
+
+TEST(BadInputNumHeads, MsZeroNumHeadsCacheWidthNotDividingHidden) {
+  // num_heads 0 at rank 3: head = 2 * cos.shape[1] = 6, which does not divide hidden 16.
+  Call m = ms_table();
+  m.attrs.erase("num_heads");
+  m.cos = f32({4, 3});
+  m.sin = f32({4, 3});
+  expect_error([&] { run(ms_kernel(), m); }, {"num_heads", "cos_cache", "16", "3"});
+}
+
+// ---- cache shapes -------------------------------------------------------------------------------
+
+TEST(BadInputCache, CosSinDisagree) {
+  Call c = onnx_rank4();
+  c.sin = f32({5, 4});
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "sin", "same shape", "[4, 4]", "[5, 4]"});
+  Call m = ms_table();
+  m.sin = f32({5, 4});
+  expect_error([&] { run(ms_kernel(), m); }, {"cos", "sin", "same shape", "[4, 4]", "[5, 4]"});
+}
+
+TEST(BadInputCache, ThreeDCacheBatchDisagrees) {
+  // Without position_ids the caches are (batch 1, seq 3, 4): batch 2 breaks it.
+  Call c = onnx_cache3();
+  c.cos = f32({2, 3, 4});
+  c.sin = f32({2, 3, 4});
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "batch_size", "[2, 3, 4]"});
+}
+
+TEST(BadInputCache, ThreeDCacheSequenceDisagrees) {
+  Call c = onnx_cache3();
+  c.cos = f32({1, 2, 4});
+  c.sin = f32({1, 2, 4});
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "sequence_length", "[1, 2, 4]"});
+}
+
+TEST(BadInputCache, WidthNotHalfRotaryDim) {
+  // head 8, whole-head rotation: caches must be 4 wide; 3 breaks it.
+  Call c = onnx_rank4();
+  c.cos = f32({4, 3});
+  c.sin = f32({4, 3});
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "rotary_dim / 2", "3", "8"});
+  Call m = ms_table();
+  m.attrs["rotary_embedding_dim"] = std::int64_t{4};  // rotary 4 -> width 2 expected; 4 given
+  expect_error([&] { run(ms_kernel(), m); }, {"cos", "rotary_dim / 2", "4"});
+}
+
+TEST(BadInputCache, PositionIdsShapeDisagrees) {
+  Call c = onnx_rank4();
+  c.pos = positions({1, 2}, 4);  // x has sequence 3
+  expect_error([&] { run(onnx_kernel(), c); }, {"position_ids", "(batch_size, sequence_length)", "[1, 2]"});
+  Call m = ms_table();
+  m.pos = positions({2, 3}, 4);  // x has batch 1
+  expect_error([&] { run(ms_kernel(), m); }, {"position_ids", "(batch_size, sequence_length)", "[2, 3]"});
+}
+
+TEST(BadInputCache, MsOffsetWithTwoElements) {
+  Call m = ms_table();
+  m.pos = i64({2}, {0, 1});
+  expect_error([&] { run(ms_kernel(), m); }, {"position_ids", "one element", "[2]"});
+}
+
+// ---- position values ----------------------------------------------------------------------------
+
+TEST(BadInputPositions, Negative) {
+  // Seed card: negative positions are rejected at the host boundary (uint32 storage).
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.pos = i64({1, 3}, {0, -1, 2});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"positionIds[1]", "-1"});
+  }
+}
+
+TEST(BadInputPositions, AtLeastTwoToThe32) {
+  // 2^32 = 4294967296 does not fit the uint32 storage (checked narrowing).
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.pos = i64({1, 3}, {0, 1, std::int64_t{1} << 32});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"positionIds[2]", "4294967296", "2^32"});
+  }
+}
+
+TEST(BadInputPositions, PastCacheRows) {
+  // Caches have 4 rows (0..3); position 4 is past them.
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.pos = i64({1, 3}, {0, 4, 2});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"positionIds[1]", "4", "[0, 3]"});
+  }
+}
+
+TEST(BadInputPositions, MsBaseOffsetRunsOffCache) {
+  // Base offset 2 with sequence 3 reads rows 2, 3, 4; the caches have rows 0..3, so the largest
+  // valid offset is 4 - 3 = 1.
+  Call m = ms_offset();
+  m.pos = i64({}, {2});
+  expect_error([&] { run(ms_kernel(), m); }, {"positionIds[0]", "2", "[0, 1]"});
+  m.pos = i64({1}, {2});  // the one-element vector form
+  expect_error([&] { run(ms_kernel(), m); }, {"positionIds[0]", "2", "[0, 1]"});
+}
+
+TEST(BadInputPositions, MsBaseOffsetSequenceLongerThanCache) {
+  // Sequence 5 with 4 cache rows: no offset is valid (max = 4 - 5 = -1).
+  Call m = ms_offset();
+  m.x = f32({1, 5, 16});
+  m.pos = i64({}, {0});
+  expect_error([&] { run(ms_kernel(), m); }, {"positionIds[0]", "0", "-1"});
+}
+
+// ---- attributes ---------------------------------------------------------------------------------
+
+TEST(BadInputAttributes, MsScaleOtherThanOne) {
+  Call m = ms_table();
+  m.attrs["scale"] = 0.5;
+  expect_error([&] { run(ms_kernel(), m); }, {"scale", "1.0", "0.5"});
+}
+
+TEST(BadInputAttributes, InterleavedNotZeroOrOne) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.attrs["interleaved"] = std::int64_t{2};
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"interleaved", "2", "0", "1"});
+  }
+}
+
+TEST(BadInputAttributes, InterleavedAsFloat) {
+  Call c = onnx_rank4();
+  c.attrs["interleaved"] = 0.5;
+  expect_error([&] { run(onnx_kernel(), c); }, {"interleaved", "0.5"});
+}
+
+TEST(BadInputAttributes, UnknownAttribute) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.attrs["rotary_base"] = std::int64_t{10000};
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"rotary_base", "attribute"});
+  }
+}
+
+TEST(BadInputAttributes, OnnxHasNoScale) {
+  // scale is a com.microsoft attribute only.
+  Call c = onnx_rank4();
+  c.attrs["scale"] = 1.0;
+  expect_error([&] { run(onnx_kernel(), c); }, {"scale", "attribute"});
+}
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+TEST(BadInputInputs, UnknownInput) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.extra = f32({8});
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"bias", "input"});
+  }
+}
+
+TEST(BadInputInputs, MissingRequiredCos) {
+  for (auto make : {onnx_rank4, ms_table}) {
+    Call c = make();
+    c.drop_cos = true;
+    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+    expect_error([&] { run(k, c); }, {"cos", "required"});
+  }
+}
+
+TEST(BadInputInputs, MsMissingPositionIds) {
+  // position_ids is required by com.microsoft (optional only in ai.onnx).
+  Call m = ms_table();
+  m.pos.reset();
+  expect_error([&] { run(ms_kernel(), m); }, {"positionIds", "required"});
+}
+
+TEST(BadInputInputs, OnnxNoPositionIdsWithTwoDCaches) {
+  Call c = onnx_rank4();
+  c.pos.reset();
+  expect_error([&] { run(onnx_kernel(), c); }, {"without position_ids", "3-D", "cos"});
+}
+
+TEST(BadInputInputs, DataShorterThanShape) {
+  // x (1, 2, 3, 8) float32 needs 48 * 4 = 192 bytes; give 47 elements (188 bytes).
+  Call c = onnx_rank4();
+  c.x.data.resize(188);
+  expect_error([&] { run(onnx_kernel(), c); }, {"x", "[1, 2, 3, 8]", "192", "188"});
+  Call m = ms_table();
+  m.pos->data.resize(16);  // (1, 3) int64 needs 24 bytes
+  expect_error([&] { run(ms_kernel(), m); }, {"positionIds", "[1, 3]", "24", "16"});
+}
+
+TEST(BadInputInputs, DataLongerThanShape) {
+  Call c = onnx_rank4();
+  c.cos.data.resize(c.cos.data.size() + 4);  // (4, 4) float32 = 64 bytes; 68 given
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "[4, 4]", "64", "68"});
+}
+
+TEST(BadInputInputs, NegativeDimension) {
+  Call c = onnx_rank4();
+  c.x.shape = {1, 2, -3, 8};
+  expect_error([&] { run(onnx_kernel(), c); }, {"-3"});
+}
+
+TEST(BadInputInputs, DeviceTensorWithWrongDtypeForT) {
+  // A DeviceTensor input goes through the same signature checks as a host one.
+  Call c = onnx_rank4();
+  Inputs in = inputs_of(c);
+  HostTensor cos16 = f16({4, 4});
+  in.erase("cos");
+  in.emplace("cos", DeviceTensor::upload(cos16, onnx_kernel().device()));
+  expect_error([&] { (void)onnx_kernel()(in, {}).at("y").read(); }, {"cos", "float16", "float32"});
+}
+
+}  // namespace
+}  // namespace wgk::testing

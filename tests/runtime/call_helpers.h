@@ -1,0 +1,79 @@
+#pragma once
+// Shared helpers for the runtime tests: host tensors with deterministic data, the two bundled
+// kernels on the default device, and "this call throws wgk::Error of kind K whose message holds
+// every one of these substrings".
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "wgk/error.h"
+#include "wgk/kernel.h"
+
+namespace wgk::testing {
+
+inline constexpr const char* kOnnxId = "webgpu-kernels/ai.onnx.RotaryEmbedding";
+inline constexpr const char* kMsId = "webgpu-kernels/com.microsoft.RotaryEmbedding";
+
+/// float32 tensor of `shape` holding 0.25 * ((i % 13) - 6): small exact values, varied per element.
+inline HostTensor f32(Shape shape) {
+  std::vector<float> v(static_cast<std::size_t>(numel(shape)));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.25f * static_cast<float>(static_cast<int>(i % 13) - 6);
+  return HostTensor::from(DType::kFloat32, std::move(shape), v);
+}
+inline HostTensor f32(Shape shape, const std::vector<float>& values) {
+  return HostTensor::from(DType::kFloat32, std::move(shape), values);
+}
+/// float16 tensor of `shape`, all 0.5 (0x3800).
+inline HostTensor f16(Shape shape) {
+  std::vector<std::uint16_t> v(static_cast<std::size_t>(numel(shape)), 0x3800);
+  return HostTensor::from(DType::kFloat16, std::move(shape), v);
+}
+inline HostTensor i64(Shape shape, const std::vector<std::int64_t>& values) {
+  return HostTensor::from(DType::kInt64, std::move(shape), values);
+}
+/// int64 positions 0, 1, 2, ... wrapping at `rows`.
+inline HostTensor positions(Shape shape, std::int64_t rows) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(numel(shape)));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i) % rows;
+  return i64(std::move(shape), v);
+}
+
+inline const Kernel& onnx_kernel() {
+  static const Kernel k = get_kernel(kOnnxId, {.version = 1});
+  return k;
+}
+inline const Kernel& ms_kernel() {
+  static const Kernel k = get_kernel(kMsId, {.version = 1});
+  return k;
+}
+
+/// The message of the wgk::Error that `f` throws, checked to be of `kind`; fails the test (and
+/// returns "") when `f` returns normally or throws something else.
+inline std::string error_of(const std::function<void()>& f, ErrorKind kind = ErrorKind::kInvalidArgument) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << "message: " << e.what();
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw a non-wgk exception: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no error was thrown";
+  return "";
+}
+
+/// Expects `f` to throw wgk::Error of `kind` whose message contains every string of `parts`
+/// (the input or attribute, the rule, the values).
+inline void expect_error(const std::function<void()>& f, std::initializer_list<std::string> parts,
+                         ErrorKind kind = ErrorKind::kInvalidArgument) {
+  const std::string message = error_of(f, kind);
+  for (const std::string& part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
+}
+
+}  // namespace wgk::testing

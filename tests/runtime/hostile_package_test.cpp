@@ -1,0 +1,231 @@
+// Hostile packages: a package author (or whoever can write a package folder) tries to make the
+// runtime read host files, loop without bound, blow up memory, or make the GPU touch memory outside
+// the tensors. Each tests/runtime/data/hostile_<name>/ replaces one file of hostile_base/ (a y = x
+// copy kernel); the test overlays it in a temp folder, writes a metadata.json with every file's
+// sha256 (so store verification passes and the hostile bytes reach the engine) and loads it with
+// wgk::load_kernel_directory. Expected: a clear wgk::Error (never a crash, a hang or a file read), and
+// for out-of-bounds shader accesses, untouched neighbouring buffers (WebGPU robust buffer access).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "../store/package_folder.h"
+#include "call_helpers.h"
+
+namespace wgk::testing {
+namespace {
+
+const fs::path kData = fs::path(WGK_SOURCE_DIR) / "tests/runtime/data";
+constexpr const char* kCopyId = "webgpu-kernels/wgk.test.Copy";
+
+/// hostile_base overlaid with data/<name> (when given) and `extra` files, with fresh metadata.json.
+Kernel load_hostile(const std::string& name, const std::map<std::string, std::string>& extra = {}) {
+  TempDir dir;
+  copy_package(kData / "hostile_base", dir.path());
+  if (!name.empty()) copy_package(kData / name, dir.path());
+  for (const auto& [path, bytes] : extra) write_bytes(dir.path() / path, bytes);
+  write_metadata(dir.path(), kCopyId);
+  return load_kernel_directory(dir.path().string());
+}
+
+/// x = 1, 2, ..., n (float32; all nonzero, so a zero in y can only come from robust access).
+HostTensor ramp(std::int64_t n) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i + 1);
+  return f32({n}, v);
+}
+
+/// Loads the package and runs it once on ramp(n), reading y back. Returns the error (of any stage).
+std::optional<Error> attempt(const std::string& name, std::int64_t n = 256,
+                             const std::map<std::string, std::string>& extra = {}) {
+  try {
+    Kernel k = load_hostile(name, extra);
+    HostTensor x = ramp(n);
+    (void)k({{"x", x}}).at("y").read();
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+/// Expects `name` to fail with `kind` and a message holding every part, and never to leak
+/// /etc/passwd's first line into the message.
+void expect_refused(const std::string& name, ErrorKind kind, std::initializer_list<std::string> parts,
+                    const std::map<std::string, std::string>& extra = {}) {
+  std::optional<Error> e = attempt(name, 256, extra);
+  ASSERT_TRUE(e.has_value()) << name << " ran without an error";
+  EXPECT_EQ(static_cast<int>(e->kind()), static_cast<int>(kind)) << name << ": " << e->what();
+  const std::string message = e->what();
+  for (const std::string& part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << name << ": message lacks \"" << part << "\": " << message;
+  EXPECT_EQ(message.find("root:x:0:0"), std::string::npos) << "the message leaks /etc/passwd: " << message;
+}
+
+TEST(HostileBase, CopyKernelWorks) {
+  // The base package is sound: y = x element for element (so failures below come from the overlay).
+  Kernel k = load_hostile("");
+  HostTensor x = ramp(1000);
+  HostTensor y = k({{"x", x}}).at("y").read();
+  ASSERT_EQ(y.shape, x.shape);
+  for (std::int64_t i = 0; i < 1000; ++i) ASSERT_EQ(y.element(i), static_cast<double>(i + 1));
+}
+
+// ---- no file access -----------------------------------------------------------------------------
+
+TEST(HostileFiles, TemplateIncludeRejected) {
+  expect_refused("hostile_include", ErrorKind::kContract, {"copy.wgsl.jinja", "include"});
+}
+TEST(HostileFiles, TemplateImportRejected) {
+  expect_refused("hostile_import", ErrorKind::kContract, {"copy.wgsl.jinja", "import"});
+}
+TEST(HostileFiles, TemplateExtendsRejected) {
+  expect_refused("hostile_extends", ErrorKind::kContract, {"copy.wgsl.jinja", "extends"});
+}
+TEST(HostileFiles, TemplateExpressionHasNoOpen) {
+  expect_refused("hostile_open_call", ErrorKind::kContract, {"copy.wgsl.jinja", "open"});
+}
+TEST(HostileFiles, ManifestExpressionHasNoOpen) {
+  expect_refused("hostile_file_expr", ErrorKind::kContract, {"derive", "secret", "open"});
+}
+TEST(HostileFiles, ShaderPathTraversalRejected) {
+  // pass.shader = "../../../../../../etc/passwd": must be a file of the package, never a host path.
+  expect_refused("hostile_shader_path", ErrorKind::kContract, {"etc/passwd"});
+}
+
+// ---- no unbounded work --------------------------------------------------------------------------
+
+TEST(HostileLoops, RangeOfTenToTheEightRejected) {
+  expect_refused("hostile_range", ErrorKind::kContract, {"copy.wgsl.jinja", "range", "65536"});
+}
+TEST(HostileLoops, NestedLoopsHitIterationLimit) {
+  expect_refused("hostile_nested_loops", ErrorKind::kContract, {"copy.wgsl.jinja", "65536", "iterations"});
+}
+TEST(HostileLoops, HugeOutputViaConcatenationHitsOutputLimit) {
+  expect_refused("hostile_huge_output", ErrorKind::kContract, {"copy.wgsl.jinja", "output larger than"});
+}
+TEST(HostileLoops, IntegerPowerOverflowIsAnError) {
+  // 10 ** 40 > 2^63: an error, never a wrapped value or undefined behaviour.
+  expect_refused("hostile_power", ErrorKind::kContract, {"copy.wgsl.jinja", "10 ** 40"});
+}
+TEST(HostileLoops, DeriveCycleRejectedAtLoad) {
+  // a -> b -> c -> a: rejected while loading, before any call.
+  std::string message;
+  try {
+    (void)load_hostile("hostile_derive_cycle");
+    ADD_FAILURE() << "a derive cycle loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(ErrorKind::kContract)) << e.what();
+    message = e.what();
+  }
+  for (const char* part : {"cycle", "a", "b", "c"})
+    EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
+}
+TEST(HostileLoops, DeeplyNestedExpressionRejectedAtLoad) {
+  // derive "deep": 100,000 nested parentheses around 1. A recursive-descent parser without a depth
+  // limit would overflow the stack; the parser must refuse it.
+  const std::string base = read_bytes(kData / "hostile_base/build/webgpu/manifest.json");
+  nlohmann::json m = nlohmann::json::parse(base);
+  m["derive"]["deep"] = std::string(100000, '(') + "1" + std::string(100000, ')');
+  m["derive"]["deepNot"] = [] {
+    std::string s;
+    for (int i = 0; i < 100000; ++i) s += "not ";
+    return s + "true";
+  }();
+  std::string message;
+  try {
+    (void)load_hostile("", {{"build/webgpu/manifest.json", m.dump()}});
+    ADD_FAILURE() << "a 100,000-deep expression loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(ErrorKind::kContract)) << e.what();
+    message = e.what();
+  }
+  EXPECT_NE(message.find("nested too deeply"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 4096u) << "the message should not echo the whole expression";
+}
+TEST(HostileLoops, DeeplyNestedTemplateExpressionRejected) {
+  expect_refused("", ErrorKind::kContract, {"copy.wgsl.jinja", "nested too deeply"},
+                 {{"build/webgpu/copy.wgsl.jinja", "// {{ " + std::string(50000, '[') + std::string(50000, ']') + " }}\n"}});
+}
+TEST(HostileLoops, DeeplyNestedTemplateBlocksRejected) {
+  // 50,000 nested {% if %} blocks: a recursive renderer must refuse rather than overflow the stack.
+  std::string t;
+  for (int i = 0; i < 50000; ++i) t += "{% if true %}";
+  for (int i = 0; i < 50000; ++i) t += "{% endif %}";
+  expect_refused("", ErrorKind::kContract, {"copy.wgsl.jinja"}, {{"build/webgpu/copy.wgsl.jinja", t}});
+}
+
+// ---- no out-of-range launch parameters ----------------------------------------------------------
+
+TEST(HostileLaunch, DispatchOverDeviceLimitIsAnError) {
+  // dispatch.x = 100000 > maxComputeWorkgroupsPerDimension (65535 by WebGPU's default limits).
+  expect_refused("hostile_huge_dispatch", ErrorKind::kContract, {"dispatch", "100000", "65535"});
+}
+TEST(HostileLaunch, DispatchOutOfU32IsAnError) {
+  expect_refused("hostile_dispatch_overflow", ErrorKind::kContract, {"dispatch", "4294967296"});
+}
+TEST(HostileLaunch, UniformAboveU32IsAnError) {
+  // params.count = 256 + 2^32 = 4294967552 does not fit u32.
+  expect_refused("hostile_uniform_overflow", ErrorKind::kContract, {"count", "4294967552", "u32"});
+}
+TEST(HostileLaunch, NegativeUniformIsAnError) {
+  // params.count = 256 - 1000 = -744.
+  expect_refused("hostile_uniform_negative", ErrorKind::kContract, {"count", "-744", "u32"});
+}
+
+// ---- no out-of-bounds GPU memory access ---------------------------------------------------------
+
+std::vector<float> pattern(std::size_t n, float base) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = base + static_cast<float>(i % 1021);
+  return v;
+}
+
+TEST(HostileGpu, OutOfBoundsWritesLeaveNeighboursUntouched) {
+  // The shader writes y[index + 1000000] (4 MB past y's 1 KiB) and y[index + count + 1]. Canaries of
+  // 1M floats (4 MB) are allocated before and after x on the same device, so a write escaping y's
+  // binding by 4 MB would likely land in one; robust buffer access must discard or clamp it.
+  Kernel k = load_hostile("hostile_oob_write");
+  const auto& device = k.device();
+  const std::size_t canary_n = 1 << 20;
+  const std::vector<float> before_values = pattern(canary_n, 5.0f), after_values = pattern(canary_n, -3.0f);
+  HostTensor before_host = f32({static_cast<std::int64_t>(canary_n)}, before_values);
+  HostTensor after_host = f32({static_cast<std::int64_t>(canary_n)}, after_values);
+  DeviceTensor before = DeviceTensor::upload(before_host, device);
+  HostTensor x_host = ramp(256);
+  DeviceTensor x = DeviceTensor::upload(x_host, device);
+  DeviceTensor after = DeviceTensor::upload(after_host, device);
+
+  HostTensor y = k({{"x", x}}).at("y").read();  // returns: no hang, no device loss
+  ASSERT_EQ(y.shape, Shape{256});
+
+  HostTensor before_read = before.read(), after_read = after.read(), x_read = x.read();
+  EXPECT_EQ(before_read.data, before_host.data) << "canary allocated before x was written";
+  EXPECT_EQ(after_read.data, after_host.data) << "canary allocated after x was written";
+  EXPECT_EQ(x_read.data, x_host.data) << "the read-only input was written";
+  // A second, sound call on the same device still works (the device was not lost).
+  Kernel sound = load_hostile("");
+  HostTensor y2 = sound({{"x", x}}).at("y").read();
+  for (std::int64_t i = 0; i < 256; ++i) ASSERT_EQ(y2.element(i), static_cast<double>(i + 1));
+}
+
+TEST(HostileGpu, OutOfBoundsReadsStayInsideTheBinding) {
+  // y[i] = x[i + 1000000] or x[i + 2^31]: WebGPU robust access returns 0 or a value from inside x's
+  // binding. x = 1..256, and a canary of 7.5s is allocated right after x: any 7.5 (or anything not
+  // in {0, 1, ..., 256}) in y is a read outside x.
+  Kernel k = load_hostile("hostile_oob_read");
+  const auto& device = k.device();
+  HostTensor x_host = ramp(256);
+  DeviceTensor x = DeviceTensor::upload(x_host, device);
+  HostTensor canary_host = f32({1 << 20}, std::vector<float>(1 << 20, 7.5f));
+  DeviceTensor canary = DeviceTensor::upload(canary_host, device);
+  HostTensor y = k({{"x", x}}).at("y").read();
+  for (std::int64_t i = 0; i < 256; ++i) {
+    const double v = y.element(i);
+    EXPECT_TRUE(v == 0.0 || (v >= 1.0 && v <= 256.0 && v == static_cast<double>(static_cast<int>(v))))
+        << "y[" << i << "] = " << v << " is not from x";
+  }
+}
+
+}  // namespace
+}  // namespace wgk::testing
