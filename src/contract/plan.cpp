@@ -144,7 +144,7 @@ struct Planner::CallState : expr::Scope {
   const Contract& contract;
   std::vector<const TensorSignature*> given;  // per Contract::inputs, null when absent
   std::vector<std::optional<DType>> bound;    // per Contract::type_constraints
-  Value shapes, ranks, dtypes, present, attrs;
+  Value shapes, ranks, dtypes, present, attrs, tunables;
   Object attr_values;                          // resolved attributes (for the signature text)
   std::vector<PlannedOutput> outputs;
   mutable DeriveMemo memo;
@@ -163,7 +163,7 @@ struct Planner::CallState : expr::Scope {
         break;
       case 'p': if (name == "present") return present; break;
       case 'a': if (name == "attrs") return attrs; break;
-      case 't': if (name == "tunables") return planner.tunables_value_; break;
+      case 't': if (name == "tunables") return tunables; break;
       default: break;
     }
     return {};
@@ -203,6 +203,8 @@ struct Planner::CallState : expr::Scope {
 namespace {
 
 /// Appends a compact, unambiguous encoding of the raw call: two calls with equal keys get equal plans.
+void append_values(std::string& key, const std::map<std::string, Value, std::less<>>& values);
+
 void append_key(std::string& key, const CallSignature& call) {
   auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
   for (const auto& [name, t] : call.inputs) {
@@ -213,7 +215,14 @@ void append_key(std::string& key, const CallSignature& call) {
     put(t.shape.data(), t.shape.size() * sizeof(std::int64_t));
   }
   key += '\x01';
-  for (const auto& [name, v] : call.attrs) {
+  append_values(key, call.attrs);
+  key += '\x02';
+  append_values(key, call.tunables);
+}
+
+void append_values(std::string& key, const std::map<std::string, Value, std::less<>>& values) {
+  auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
+  for (const auto& [name, v] : values) {
     key += name;
     key += '\0';
     key += static_cast<char>(v.storage().index());
@@ -361,11 +370,19 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
       for (const auto& d : c.attributes) declared += (declared.empty() ? "" : ", ") + d.name;
       fail(op + ": unknown attribute '" + name + "'; declared attributes: " + (declared.empty() ? "none" : declared));
     }
-    std::optional<std::int64_t> iv = value.is_bool() ? std::nullopt : integral(value);
-    if (!iv)
-      fail(op + ": attribute '" + name + "': value " + value.repr() + " (" + value.type_name() +
-           ") is not an integer; attributes of this op are ints");
-    Value v(*iv);
+    // ONNX INT attributes take integers (an integral float such as 1.0 is taken as 1); an attribute
+    // whose manifest default is a float (ONNX FLOAT, e.g. com.microsoft's `scale`) takes any number.
+    const bool is_float_attr = a->default_value && a->default_value->is_float();
+    Value v;
+    if (is_float_attr && value.is_number() && !value.is_bool()) {
+      v = Value(value.as_number());
+    } else {
+      std::optional<std::int64_t> iv = value.is_bool() ? std::nullopt : integral(value);
+      if (!iv)
+        fail(op + ": attribute '" + name + "': value " + value.repr() + " (" + value.type_name() + ") is not " +
+             (is_float_attr ? "a number" : "an integer (ONNX INT attribute)"));
+      v = Value(*iv);
+    }
     if (!a->allowed_values.empty() &&
         std::find(a->allowed_values.begin(), a->allowed_values.end(), v) == a->allowed_values.end()) {
       fail(op + ": attribute '" + name + "' = " + v.repr() + " is not allowed (attributeConstraints: allowed values " +
@@ -382,6 +399,37 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
   state->dtypes = Value(std::move(dtypes));
   state->present = Value(std::move(present));
   state->attrs = Value(state->attr_values);
+
+  // Tunables: the manifest's defaults, overridden per call by declared names with values of the
+  // default's type (a tunable changes how, never what, a kernel computes).
+  if (call.tunables.empty()) {
+    state->tunables = tunables_value_;
+  } else {
+    Object tunables = tunables_value_.as_object();
+    for (const auto& [name, value] : call.tunables) {
+      auto it = tunables.find(name);
+      if (it == tunables.end()) {
+        std::string declared;
+        for (const auto& t : c.tunables) declared += (declared.empty() ? "" : ", ") + t.name;
+        fail(op + ": unknown tunable '" + name + "'; declared tunables: " + (declared.empty() ? "none" : declared));
+      }
+      const Value& def = it->second;
+      Value v = value;
+      if (def.is_int()) {
+        auto iv = value.is_bool() ? std::nullopt : integral(value);
+        if (!iv) fail(op + ": tunable '" + name + "' = " + value.repr() + " is not an integer (its default is " + def.repr() + ")");
+        v = Value(*iv);
+      } else if (def.is_float()) {
+        if (!value.is_number() || value.is_bool())
+          fail(op + ": tunable '" + name + "' = " + value.repr() + " is not a number (its default is " + def.repr() + ")");
+        v = Value(value.as_number());
+      } else if (def.is_string() && !value.is_string()) {
+        fail(op + ": tunable '" + name + "' = " + value.repr() + " is not a string (its default is " + def.repr() + ")");
+      }
+      it->second = std::move(v);
+    }
+    state->tunables = Value(std::move(tunables));
+  }
 
   // Outputs: dtype from their type variable, shape and rank from their expressions over the roots.
   struct Roots : expr::Scope {

@@ -64,6 +64,9 @@ struct CallSignature {
   /// Caller's attribute values (integers; an integral float such as 1.0 is taken as 1). Absent ones
   /// take the manifest default, or stay undefined.
   std::map<std::string, expr::Value, std::less<>> attrs;
+  /// Overrides of the manifest's `tunables` (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). Each name
+  /// must be declared and its value of the default's type (integer, number or string).
+  std::map<std::string, expr::Value, std::less<>> tunables;
 };
 
 /// One bind group entry of a pass.
