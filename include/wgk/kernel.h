@@ -100,8 +100,9 @@ class TensorArg {
   std::variant<const HostTensor*, DeviceTensor> value_;
 };
 
-/// An attribute or tunable value: ONNX INT or FLOAT attributes.
-using AttributeValue = std::variant<std::int64_t, double>;
+/// An attribute or tunable value: ONNX INT, FLOAT or STRING attributes; tunables as the manifest
+/// declares them (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed").
+using AttributeValue = std::variant<std::int64_t, double, std::string>;
 using Inputs = std::map<std::string, TensorArg, std::less<>>;
 using Attributes = std::map<std::string, AttributeValue, std::less<>>;
 using Outputs = std::map<std::string, DeviceTensor, std::less<>>;

@@ -39,7 +39,7 @@ contract::DeviceCaps caps_of(const gpu::Device& device) {
 std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
 
 expr::Value to_value(const AttributeValue& v) {
-  return std::visit([](auto x) { return expr::Value(x); }, v);
+  return std::visit([](const auto& x) { return expr::Value(x); }, v);
 }
 
 // A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
@@ -54,7 +54,13 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
   buffer->device = device;
   buffer->bytes = bytes;
   buffer->buffer = state.gpu.create_buffer(padded(bytes), gpu::BufferUsage::kStorage, label);
-  if (!data.empty()) state.gpu.write(buffer->buffer, 0, data);
+  if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
+    std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
+    std::memcpy(words.data(), data.data(), data.size());
+    state.gpu.write(buffer->buffer, 0, words);
+  } else if (!data.empty()) {
+    state.gpu.write(buffer->buffer, 0, data);
+  }
   return buffer;
 }
 
@@ -178,7 +184,7 @@ Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attrib
   contract::CallSignature signature;
   for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::to_value(value));
-  if (!tunables.empty()) throw Error(ErrorKind::kInvalidArgument, "tunable overrides: not wired yet");  // TODO(lead)
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::to_value(value));
   const std::size_t cached_before = k.planner->cache_size();
   std::shared_ptr<const contract::Plan> plan = k.planner->plan(signature);
   if (info) {

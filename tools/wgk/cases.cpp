@@ -22,7 +22,8 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number()) return v.get<double>();
   if (v.is_boolean()) return std::int64_t{v.get<bool>()};
-  bad(where, "must be a number, got " + v.dump());
+  if (v.is_string()) return v.get<std::string>();
+  bad(where, "must be a number or a string, got " + v.dump());
 }
 
 // Uniform doubles in [-1, 1) from a 64-bit Mersenne Twister (the distribution is ours, so the values
@@ -39,8 +40,10 @@ HostTensor random_float(DType dtype, const Shape& shape, std::mt19937_64& rng) {
 
 std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs) {
   std::map<std::string, double, std::less<>> out;
-  for (const auto& [name, value] : attrs)
-    out[name] = std::visit([](auto v) { return static_cast<double>(v); }, value);
+  for (const auto& [name, value] : attrs) {
+    if (const auto* i = std::get_if<std::int64_t>(&value)) out[name] = static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&value)) out[name] = *d;
+  }
   return out;
 }
 
