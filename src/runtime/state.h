@@ -23,7 +23,11 @@ struct DeviceState {
   std::mutex mutex;
   /// Compiled pipelines by WGSL text (hash -> text, pipeline): a repeat call compiles nothing.
   std::unordered_map<std::string, std::shared_ptr<gpu::ComputePipeline>> pipelines;
-  std::size_t pipelines_compiled = 0;  ///< for tests: compilations so far
+  std::size_t pipelines_compiled = 0;  ///< compilations so far (tests: a repeat call compiles nothing)
+  std::size_t gpu_pipelines_compiled() {
+    std::lock_guard lock(mutex);
+    return pipelines_compiled;
+  }
 
   /// The pipeline for `wgsl`, compiled on first use. Caller holds `mutex`.
   std::shared_ptr<gpu::ComputePipeline> pipeline(const std::string& wgsl, const std::string& label);
