@@ -121,7 +121,8 @@ std::string usage_example(const contract::Contract& c, const std::string& id, in
   if (!fs::exists(test_path)) return "";
   const auto tests = nlohmann::json::parse(read_file_text(test_path));
   const nlohmann::json* chosen = nullptr;
-  for (const auto& tc : tests.value("cases", nlohmann::json::array())) {
+  if (!tests.contains("cases") || !tests["cases"].is_array()) return "";
+  for (const auto& tc : tests["cases"]) {
     if (tc.contains("error") || tc.contains("tunables") || tc.value("dtype", "") != "float32") continue;
     chosen = &tc;
     break;
