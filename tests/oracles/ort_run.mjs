@@ -147,7 +147,9 @@ async function main() {
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
   const sessions = new Map();
   const results = {};
-  const options = { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled', logSeverityLevel: 3 };
+  // One thread each: the one-node models are tiny, and a session's thread pools cost more than its run.
+  const options = { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled', logSeverityLevel: 4,
+                    intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' };
   for (const c of manifest.cases) {
     try {
       const feeds = {};
