@@ -110,8 +110,8 @@ using Outputs = std::map<std::string, DeviceTensor, std::less<>>;
 /// Which package bytes: exactly one of `version` (follows that line, e.g. 1) or `revision` (40 hex
 /// digits: pins exact bytes; refused if any byte differs).
 struct KernelRef {
-  std::optional<int> version;
-  std::optional<std::string> revision;
+  std::optional<int> version = std::nullopt;
+  std::optional<std::string> revision = std::nullopt;
 };
 
 /// What one call did (for tools and tests).

@@ -1,14 +1,18 @@
 # cmake -DROOT=<kernels dir> -DOUT=<file.cpp> -P embed.cmake
 # Writes a C++ file that holds every file of every package under ROOT as a byte array.
-file(GLOB packages RELATIVE "${ROOT}" "${ROOT}/*")
+# A package is a folder holding build/webgpu/manifest.json: kernels/<name>/ (the current packages) and
+# kernels/revisions/<name>/ (older revisions, served only by their revision pin).
+file(GLOB manifests RELATIVE "${ROOT}" "${ROOT}/*/build/webgpu/manifest.json" "${ROOT}/revisions/*/build/webgpu/manifest.json")
+set(packages "")
+foreach(manifest ${manifests})
+  string(REGEX REPLACE "/build/webgpu/manifest.json$" "" package "${manifest}")
+  list(APPEND packages "${package}")
+endforeach()
 set(arrays "")
 set(entries "")
 set(n 0)
 list(SORT packages)
 foreach(package ${packages})
-  if(NOT IS_DIRECTORY "${ROOT}/${package}")
-    continue()
-  endif()
   file(GLOB_RECURSE files RELATIVE "${ROOT}/${package}" "${ROOT}/${package}/*")
   list(SORT files)
   foreach(path ${files})

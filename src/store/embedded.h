@@ -6,7 +6,8 @@
 namespace wgk::store {
 
 struct EmbeddedFile {
-  const char* folder;  ///< the package folder name under kernels/, e.g. "ai.onnx.RotaryEmbedding"
+  const char* folder;  ///< the package folder under kernels/, e.g. "ai.onnx.RotaryEmbedding" or
+                       ///< "revisions/ai.onnx.RotaryEmbedding-seed000" (an older revision, pin only)
   const char* path;    ///< path inside the package, e.g. "build/webgpu/manifest.json"
   const unsigned char* data;
   std::size_t size;

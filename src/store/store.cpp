@@ -183,9 +183,15 @@ const Store& Store::default_store() {
   return store;
 }
 
+// Older revisions (kernels/revisions/) are served only by their revision pin, never by version.
+namespace {
+bool is_pinned_only(std::string_view folder) { return folder.starts_with("revisions/"); }
+}  // namespace
+
 std::vector<std::string> Store::embedded_ids() const {
   std::vector<std::string> ids;
   for (const auto& [folder, files] : embedded_trees()) {
+    if (is_pinned_only(folder)) continue;
     auto it = files.find(kMetadata);
     if (it == files.end()) continue;
     try {
@@ -249,8 +255,9 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
       if (!meta.is_object() || meta.value("id", "") != id_text) continue;
       const int version = meta.value("version", 0);
       const std::string revision = git_blob_id(it->second);
-      seen.push_back("embedded version " + std::to_string(version) + " revision " + revision);
-      if ((ref.version && version == *ref.version) || (ref.revision && revision == *ref.revision))
+      seen.push_back("embedded version " + std::to_string(version) + " revision " + revision +
+                     (is_pinned_only(folder) ? " (older, by revision only)" : ""));
+      if ((ref.version && version == *ref.version && !is_pinned_only(folder)) || (ref.revision && revision == *ref.revision))
         return verify_package(files, "embedded " + folder, id);
     }
   }
