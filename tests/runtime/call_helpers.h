@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <initializer_list>
 #include <string>
@@ -72,6 +74,9 @@ inline std::string error_of(const std::function<void()>& f, ErrorKind kind = Err
 inline void expect_error(const std::function<void()>& f, std::initializer_list<std::string> parts,
                          ErrorKind kind = ErrorKind::kInvalidArgument) {
   const std::string message = error_of(f, kind);
+  // WGK_PRINT_ERRORS=1 prints every message, to review their wording.
+  if (std::getenv("WGK_PRINT_ERRORS"))
+    std::fprintf(stderr, "[%s] %s\n", ::testing::UnitTest::GetInstance()->current_test_info()->name(), message.c_str());
   for (const std::string& part : parts)
     EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
 }

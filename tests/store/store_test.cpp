@@ -81,7 +81,7 @@ TEST(StoreEmbedded, UnknownIdListsKnownPackages) {
 
 TEST(StoreEmbedded, MalformedRevisionRefused) {
   const store::Store embedded_only({}, true);
-  for (const std::string bad : {"abc", std::string(40, 'G'), std::string(40, 'A'), std::string(41, 'a'),
+  for (const std::string& bad : std::vector<std::string>{"abc", std::string(40, 'G'), std::string(40, 'A'), std::string(41, 'a'),
                                 std::string("../../../../etc/passwd")}) {
     expect_has(error_of([&] { embedded_only.load(kOnnxId, {.version = std::nullopt, .revision = bad}); },
                         ErrorKind::kInvalidArgument),
@@ -176,7 +176,7 @@ TEST(StoreHubCache, PathTraversalInMetadataRefused) {
   // path rule can refuse it) and whose refs/v1 names that metadata's revision.
   TempDir root;
   const fs::path repo = root.path() / "models--webgpu-kernels--ai.onnx.RotaryEmbedding";
-  for (const std::string evil : {"../../etc/passwd", "/etc/passwd", "build/webgpu/../../../etc/passwd"}) {
+  for (const std::string& evil : std::vector<std::string>{"../../etc/passwd", "/etc/passwd", "build/webgpu/../../../etc/passwd"}) {
     TempDir staging;
     copy_package(kKernels / "ai.onnx.RotaryEmbedding", staging.path());
     nlohmann::json meta = nlohmann::json::parse(read_bytes(staging.path() / "build/webgpu/metadata.json"));
