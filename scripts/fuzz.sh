@@ -5,6 +5,9 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      TARGET: expr, template, manifest (default: all three)
 #   JOBS=2 scripts/fuzz.sh 600                 run two targets at a time (default: one)
 #   BUILD_DIR=build-fuzz-x scripts/fuzz.sh     build folder (default build-fuzz-script)
+#   FUZZ_FLAGS="-fork=1 -ignore_timeouts=1 -ignore_crashes=1" scripts/fuzz.sh 600 expr
+#                                              extra libFuzzer flags (here: keep going past findings;
+#                                              by default libFuzzer stops at the first crash or timeout)
 #
 # New corpus units go to $WORK/corpus/<name> (outside git; merge interesting small ones by hand with
 # `fuzz_<name> -merge=1 tests/fuzz/corpus/<name> $WORK/corpus/<name>`); crash inputs to
@@ -34,7 +37,7 @@ run_one() {
   # The first folder receives new units; the checked-in corpus is read only.
   local rc=0
   "$bin" "$WORK/corpus/$name" "tests/fuzz/corpus/$name" -max_total_time="$SECONDS_PER_TARGET" \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$WORK/crashes/$name/" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$WORK/crashes/$name/" ${FUZZ_FLAGS:-} \
     >"$WORK/$name.log" 2>&1 || rc=$?
   summarize "$name" "$rc"
   return 0
@@ -46,6 +49,9 @@ summarize() {
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
   rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}' | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  # Fork mode and early stops print no final stats: take the last status line ("#N ... exec/s: R").
+  [[ -z $execs ]] && execs=$(grep -o '^#[0-9]*' "$log" | tr -d '#' | tail -1)
+  [[ -z $rate || $rate == 0 ]] && rate=$(grep -o 'exec/s: [0-9]*' "$log" | awk '{print $2}' | tail -1)
   units=$(ls "$WORK/corpus/$name" | wc -l)
   findings=$(ls "$WORK/crashes/$name" | wc -l)
   echo "fuzz_$name: rc=$rc executions=${execs:-?} exec/s=${rate:-?} cov=${cov:-?} new_corpus_units=$units" \
