@@ -1,0 +1,158 @@
+// Host cost of one kernel call at decode sizes, inputs already on the device (Google Benchmark).
+//
+// BM_Call: Kernel::call as an application makes it (boundary checks, plan-cache hit, prepared-plan
+// lookup, output allocation, bind group, encode, submit; no read-back). The rest split it into parts
+// so the time can be placed: BM_Plan (signature + plan-cache hit), BM_OutputBuffer (one storage buffer,
+// as each call allocates its outputs), BM_BindGroup, BM_Submit (encode + submit of one prepared
+// small copy dispatch, the gpu::Device floor). The GPU is drained every 1024 calls
+// (outside timing) so queued work does not pile up.
+//
+// run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter)
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <mutex>
+
+#include "runtime/state.h"
+#include "wgk/kernel.h"
+
+namespace {
+
+struct Decode {
+  wgk::Kernel kernel;
+  wgk::Inputs inputs;
+  wgk::Attributes attrs;
+};
+
+// decode_r4_b1_h32x128 of the packages' bench.json: x [1, 32, 1, 128], cos/sin [4096, 64], one position.
+Decode& decode(const std::string& id, wgk::DType dtype) {
+  static std::map<std::pair<std::string, int>, Decode> cache;
+  auto key = std::make_pair(id, static_cast<int>(dtype));
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto device = wgk::Device::default_device();
+  auto host = [&](wgk::Shape shape) {
+    wgk::HostTensor t{dtype, shape, {}};
+    t.data.resize(static_cast<std::size_t>(wgk::numel(shape)) * wgk::dtype_size(dtype));
+    return wgk::DeviceTensor::upload(t, device);
+  };
+  wgk::Inputs inputs;
+  inputs.emplace("x", host({1, 32, 1, 128}));
+  inputs.emplace("cos", host({4096, 64}));
+  inputs.emplace("sin", host({4096, 64}));
+  inputs.emplace("positionIds",
+                 wgk::DeviceTensor::upload(wgk::HostTensor::from(wgk::DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{7}), device));
+  return cache.emplace(key, Decode{wgk::get_kernel(id, {.version = 1}, device), std::move(inputs), {}}).first->second;
+}
+
+void drain(wgk::runtime::DeviceState& state) {
+  std::lock_guard lock(state.mutex);
+  state.gpu.wait();
+}
+
+void BM_Call(benchmark::State& st, std::string id, wgk::DType dtype) {
+  Decode& d = decode(id, dtype);
+  auto& dev = d.kernel.device()->state();
+  d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
+  drain(dev);
+  std::int64_t n = 0;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(d.kernel.call(d.inputs, d.attrs, {}, nullptr));
+    if (++n % 1024 == 0) {
+      st.PauseTiming();
+      drain(dev);
+      st.ResumeTiming();
+    }
+  }
+  drain(dev);
+}
+BENCHMARK_CAPTURE(BM_Call, onnx_f32, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, onnx_f16, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, ms_f32, "webgpu-kernels/com.microsoft.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+
+void BM_Plan(benchmark::State& st) {
+  Decode& d = decode("webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32);
+  d.kernel.call(d.inputs, d.attrs, {}, nullptr);
+  for (auto _ : st) {
+    wgk::contract::CallSignature sig;
+    for (const auto& [name, arg] : d.inputs) sig.inputs.emplace(name, wgk::contract::TensorSignature{arg.dtype(), arg.shape()});
+    benchmark::DoNotOptimize(d.kernel.state().planner->plan(sig));
+  }
+}
+BENCHMARK(BM_Plan)->Unit(benchmark::kMicrosecond);
+
+void BM_OutputBuffer(benchmark::State& st) {
+  auto& dev = wgk::Device::default_device()->state();
+  std::int64_t n = 0;
+  for (auto _ : st) {
+    std::lock_guard lock(dev.mutex);
+    benchmark::DoNotOptimize(dev.gpu.create_buffer(32 * 128 * 4, wgk::gpu::BufferUsage::kStorage, "y"));
+    if (++n % 1024 == 0) dev.gpu.wait();
+  }
+}
+BENCHMARK(BM_OutputBuffer)->Unit(benchmark::kMicrosecond);
+
+struct Prepared {
+  std::shared_ptr<wgk::gpu::ComputePipeline> pipeline;
+  wgk::gpu::Buffer a, b;
+};
+
+Prepared& copy_kernel() {
+  static Prepared p = [] {
+    auto& dev = wgk::Device::default_device()->state();
+    std::lock_guard lock(dev.mutex);
+    Prepared p;
+    p.pipeline = dev.pipeline(R"(
+@group(0) @binding(0) var<storage, read> src : array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst : array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
+  if (gid.x < arrayLength(&dst)) { dst[gid.x] = src[gid.x]; }
+}
+)", "host_bench/copy");
+    p.a = dev.gpu.create_buffer(32 * 128 * 4, wgk::gpu::BufferUsage::kStorage, "a");
+    p.b = dev.gpu.create_buffer(32 * 128 * 4, wgk::gpu::BufferUsage::kStorage, "b");
+    return p;
+  }();
+  return p;
+}
+
+void BM_BindGroup(benchmark::State& st) {
+  auto& dev = wgk::Device::default_device()->state();
+  Prepared& p = copy_kernel();
+  const wgk::gpu::BindGroupEntry entries[] = {{0, &p.a, 0, wgk::gpu::kWholeSize}, {1, &p.b, 0, wgk::gpu::kWholeSize}};
+  for (auto _ : st) {
+    std::lock_guard lock(dev.mutex);
+    benchmark::DoNotOptimize(dev.gpu.create_bind_group(*p.pipeline, entries));
+  }
+}
+BENCHMARK(BM_BindGroup)->Unit(benchmark::kMicrosecond);
+
+void BM_Submit(benchmark::State& st) {
+  auto& dev = wgk::Device::default_device()->state();
+  Prepared& p = copy_kernel();
+  const wgk::gpu::BindGroupEntry entries[] = {{0, &p.a, 0, wgk::gpu::kWholeSize}, {1, &p.b, 0, wgk::gpu::kWholeSize}};
+  wgk::gpu::BindGroup group;
+  {
+    std::lock_guard lock(dev.mutex);
+    group = dev.gpu.create_bind_group(*p.pipeline, entries);
+  }
+  const wgk::gpu::Dispatch d{p.pipeline.get(), &group, 4, 1, 1};
+  std::int64_t n = 0;
+  for (auto _ : st) {
+    std::lock_guard lock(dev.mutex);
+    dev.gpu.submit(std::span(&d, 1));
+    if (++n % 1024 == 0) {
+      st.PauseTiming();
+      dev.gpu.wait();
+      st.ResumeTiming();
+    }
+  }
+  std::lock_guard lock(dev.mutex);
+  dev.gpu.wait();
+}
+BENCHMARK(BM_Submit)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

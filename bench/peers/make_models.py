@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Writes one-node ONNX models for the bench.json cases of both RotaryEmbedding packages.
+
+usage: make_models.py OUT_DIR [--filter S]   (needs the `onnx` Python package: Debian python3-onnx)
+
+For each case it writes OUT_DIR/<kernel>__<case>.onnx and an index OUT_DIR/cases.json with the input
+specs (ONNX input names, shapes, dtypes, random-int ranges), which ort_webgpu.mjs and torch_rope.py read.
+Models: ai.onnx RotaryEmbedding opset 23 (X, cos_cache, sin_cache, position_ids; attrs interleaved,
+num_heads, rotary_embedding_dim) and com.microsoft RotaryEmbedding (input, position_ids, cos_cache,
+sin_cache; same attrs) as the ONNX spec and ORT's ContribOperators.md define them.
+"""
+import json
+import os
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGES = {
+    "ai.onnx.RotaryEmbedding": ("", 23, ["X", "cos_cache", "sin_cache", "position_ids"]),
+    "com.microsoft.RotaryEmbedding": ("com.microsoft", 1, ["input", "position_ids", "cos_cache", "sin_cache"]),
+}
+# bench.json names -> ONNX names
+RENAME = {"x": {"": "X", "com.microsoft": "input"}, "cos": "cos_cache", "sin": "sin_cache", "positionIds": "position_ids"}
+
+
+def onnx_name(name, domain):
+    r = RENAME.get(name, name)
+    return r[domain] if isinstance(r, dict) else r
+
+
+def main():
+    out = sys.argv[1]
+    filt = sys.argv[sys.argv.index("--filter") + 1] if "--filter" in sys.argv else ""
+    os.makedirs(out, exist_ok=True)
+    index = []
+    for pkg, (domain, opset, order) in PACKAGES.items():
+        bench = json.load(open(os.path.join(ROOT, "kernels", pkg, "build", "webgpu", "bench.json")))
+        for case in bench["cases"]:
+            if filt not in case["name"]:
+                continue
+            ftype = TensorProto.FLOAT if case["dtype"] == "float32" else TensorProto.FLOAT16
+            specs = {}
+            for name, spec in case["inputs"].items():
+                n = onnx_name(name, domain)
+                is_int = "randomInt" in spec or "values" in spec
+                specs[n] = {"shape": spec["shape"], "dtype": "int64" if is_int else case["dtype"],
+                            "randomInt": spec.get("randomInt"), "values": spec.get("values")}
+            inputs = [helper.make_tensor_value_info(n, TensorProto.INT64 if specs[n]["dtype"] == "int64" else ftype,
+                                                    specs[n]["shape"]) for n in order if n in specs]
+            node_inputs = [n if n in specs else "" for n in order]
+            while node_inputs and node_inputs[-1] == "":
+                node_inputs.pop()
+            x_name = order[0]
+            y = helper.make_tensor_value_info("Y" if domain == "" else "output", ftype, specs[x_name]["shape"])
+            node = helper.make_node("RotaryEmbedding", node_inputs, [y.name], domain=domain, **case["attrs"])
+            graph = helper.make_graph([node], "rope", inputs, [y])
+            opsets = [helper.make_opsetid("", 23 if domain == "" else 17)]
+            if domain:
+                opsets.append(helper.make_opsetid(domain, opset))
+            model = helper.make_model(graph, opset_imports=opsets)
+            model.ir_version = 10 if domain == "" else 8
+            file = f"{pkg}__{case['name']}.onnx"
+            onnx.save(model, os.path.join(out, file))
+            index.append({"kernel": pkg, "case": case["name"], "dtype": case["dtype"], "attrs": case["attrs"],
+                          "model": file, "inputs": specs, "output": y.name, "x": x_name, "tags": case.get("tags", [])})
+    json.dump(index, open(os.path.join(out, "cases.json"), "w"), indent=1)
+    print(f"{len(index)} models in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+// Timestamped repetitions of a kernel call's passes (see timing.h).
+#include "runtime/timing.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <mutex>
+
+#include "runtime/state.h"
+#include "wgk/error.h"
+
+namespace wgk::runtime {
+
+std::uint64_t Timing::median_ns() const {
+  if (call_ns.empty()) return 0;
+  std::vector<std::uint64_t> sorted = call_ns;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  return sorted[sorted.size() / 2];
+}
+
+Timing time_dispatches(gpu::Device& gpu, std::span<const gpu::Dispatch> call, int iterations) {
+  constexpr std::size_t kMaxPasses = 2048;  // gpu::Device::create_timestamp_query's limit
+  if (call.empty()) throw Error(ErrorKind::kInvalidArgument, "time_dispatches: a call with no passes");
+  if (call.size() > kMaxPasses)
+    throw Error(ErrorKind::kInvalidArgument,
+                "time_dispatches: " + std::to_string(call.size()) + " passes per call exceed " + std::to_string(kMaxPasses));
+  if (iterations < 1)
+    throw Error(ErrorKind::kInvalidArgument, "time_dispatches: iterations " + std::to_string(iterations) + " < 1");
+
+  const std::size_t calls_per_batch = std::min<std::size_t>(kMaxPasses / call.size(), static_cast<std::size_t>(iterations));
+  gpu::TimestampQuery query = gpu.create_timestamp_query(static_cast<std::uint32_t>(calls_per_batch * call.size()));
+  Timing timing;
+  timing.call_ns.reserve(static_cast<std::size_t>(iterations));
+  std::uint64_t all_bits = 0;  // OR of every timestamp: its trailing zeros give the resolution
+  double span_sum = 0;
+  int batches = 0;
+  std::vector<gpu::Dispatch> batch;
+  for (int done = 0; done < iterations;) {
+    const std::size_t calls = std::min<std::size_t>(calls_per_batch, static_cast<std::size_t>(iterations - done));
+    batch.clear();
+    for (std::size_t c = 0; c < calls; ++c) batch.insert(batch.end(), call.begin(), call.end());
+    gpu.submit(batch, &query);
+    const std::vector<std::uint64_t> t = gpu.read_timestamps(query);
+    for (std::size_t i = 0; i < 2 * batch.size() && i < t.size(); ++i) all_bits |= t[i];
+    for (std::size_t c = 0; c < calls; ++c) {
+      std::uint64_t ns = 0;
+      for (std::size_t p = 0; p < call.size(); ++p) {
+        const std::size_t q = 2 * (c * call.size() + p);
+        ns += t[q + 1] >= t[q] ? t[q + 1] - t[q] : 0;
+      }
+      timing.call_ns.push_back(ns);
+    }
+    const std::uint64_t first = t[0], last = t[2 * batch.size() - 1];
+    span_sum += last >= first ? static_cast<double>(last - first) / static_cast<double>(calls) : 0.0;
+    ++batches;
+    done += static_cast<int>(calls);
+  }
+  timing.span_mean_ns = span_sum / batches;
+  timing.resolution_ns = all_bits == 0 ? 1 : std::uint64_t{1} << std::min(30, std::countr_zero(all_bits));
+  return timing;
+}
+
+TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations) {
+  TimedCall result;
+  CallInfo info;
+  result.outputs = kernel.call(inputs, attrs, {}, &info);  // boundary, plan, pipelines, uniforms
+  result.variant = info.variant;
+
+  KernelState& k = kernel.state();
+  contract::CallSignature signature;
+  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
+  for (const auto& [name, value] : attrs)
+    signature.attrs.emplace(name, std::visit([](auto x) { return expr::Value(x); }, value));
+  std::shared_ptr<const contract::Plan> plan = k.planner->plan(signature);  // a cache hit: the call above planned it
+  std::shared_ptr<PreparedPlan> prepared;
+  {
+    std::lock_guard plock(k.prepared_mutex);
+    auto it = k.prepared.find(plan.get());
+    if (it != k.prepared.end()) prepared = it->second.second;
+  }
+  if (!prepared) throw Error(ErrorKind::kGpu, "timed_call: the plan's pipelines were not prepared by the call");
+
+  // The same buffers the call bound: device inputs as given, host inputs are not re-bound (time only
+  // device-resident calls), outputs from the call.
+  std::map<std::string, const gpu::Buffer*, std::less<>> buffers;
+  for (const auto& [name, arg] : inputs) {
+    const contract::Input* spec = k.contract->find_input(name);
+    const DeviceTensor* dt = arg.device();
+    if (!spec) continue;
+    if (!dt)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "timed_call: input " + name + " is host data; upload it (DeviceTensor::upload) so it is not re-uploaded per repetition");
+    buffers.emplace(spec->name, &dt->buffer()->buffer);
+  }
+  for (const auto& [name, tensor] : result.outputs) buffers.emplace(name, &tensor.buffer()->buffer);
+
+  DeviceState& device = k.device->state();
+  std::lock_guard lock(device.mutex);
+  std::vector<gpu::BindGroup> groups;
+  groups.reserve(plan->passes.size());
+  std::vector<gpu::Dispatch> dispatches;
+  for (std::size_t p = 0; p < plan->passes.size(); ++p) {
+    const contract::PlannedPass& pass = plan->passes[p];
+    if (pass.workgroups[0] == 0 || pass.workgroups[1] == 0 || pass.workgroups[2] == 0) continue;
+    std::vector<gpu::BindGroupEntry> entries;
+    std::size_t uniform = 0;
+    for (const auto& b : pass.bindings) {
+      if (b.binding->kind == contract::BindingKind::kUniform) {
+        entries.push_back({b.slot, &prepared->uniforms[p][uniform++], 0, gpu::kWholeSize});
+        continue;
+      }
+      auto it = buffers.find(b.binding->arg);
+      if (it == buffers.end())
+        throw Error(ErrorKind::kContract, "timed_call: variant " + plan->variant->id + " binds " + b.binding->arg +
+                                              ", which this call does not have");
+      entries.push_back({b.slot, it->second, 0, gpu::kWholeSize});
+    }
+    groups.push_back(device.gpu.create_bind_group(*prepared->pipelines[p], entries));
+    dispatches.push_back({prepared->pipelines[p].get(), &groups.back(), pass.workgroups[0], pass.workgroups[1],
+                          pass.workgroups[2]});
+  }
+  if (dispatches.empty()) return result;  // an empty tensor: nothing runs
+  result.timing = time_dispatches(device.gpu, dispatches, iterations);
+  return result;
+}
+
+}  // namespace wgk::runtime

@@ -1,0 +1,139 @@
+// wgk bench [id ...] [--package DIR] [--filter S] [--json FILE] [--csv FILE] [--plot FILE.svg]
+//           [--warmup N] [--iterations N]: runs the packages' bench.json cases with device-resident
+// inputs and reports GPU time (timestamp queries, median), bytes moved, effective bandwidth, and its
+// ratio to a same-run WGSL vec4 copy of the same bytes; plus an empty dispatch's GPU time.
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+#include "bench_baselines.h"
+#include "bench_cases.h"
+#include "bench_report.h"
+#include "command.h"
+#include "runtime/state.h"
+#include "runtime/timing.h"
+#include "store/store.h"
+#include "wgk/error.h"
+
+namespace wgk::cli {
+namespace {
+
+struct Options {
+  std::vector<std::string> ids;
+  std::string package, filter, json, csv, plot;
+  int warmup = 5, iterations = 50;
+};
+
+// Device-resident inputs: int64 position ids are stored as the u32 the kernels read (checked here,
+// as the runtime's host path would), so the timed calls upload nothing.
+Inputs upload_inputs(const std::map<std::string, HostTensor, std::less<>>& host, const std::shared_ptr<Device>& device) {
+  Inputs inputs;
+  for (const auto& [name, t] : host) {
+    if (t.dtype != DType::kInt64) {
+      inputs.emplace(name, DeviceTensor::upload(t, device));
+      continue;
+    }
+    std::vector<std::uint32_t> narrowed(static_cast<std::size_t>(t.numel()));
+    for (std::size_t i = 0; i < narrowed.size(); ++i) {
+      std::int64_t v;
+      std::memcpy(&v, t.data.data() + 8 * i, 8);
+      if (v < 0 || v > 0xFFFFFFFFll)
+        throw Error(ErrorKind::kInvalidArgument, "input " + name + ": value " + std::to_string(v) + " does not fit u32");
+      narrowed[i] = static_cast<std::uint32_t>(v);
+    }
+    inputs.emplace(name, DeviceTensor::upload(HostTensor::from(DType::kUInt32, t.shape, narrowed), device));
+  }
+  return inputs;
+}
+
+void bench_package(const Kernel& kernel, const Options& o, BenchRun& run, std::map<std::uint64_t, double>& copies) {
+  nlohmann::json bench;
+  try {
+    bench = nlohmann::json::parse(kernel.state().package->webgpu_file("bench.json"));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kContract, kernel.id() + ": bench.json: " + e.what());
+  }
+  const auto& cases = bench.at("cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    BenchCase c = bench_case_from_json(cases[i], kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]");
+    if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
+    BenchRow row;
+    row.kernel = kernel.id();
+    row.name = c.name;
+    row.dtype = std::string(dtype_name(c.dtype));
+    row.tags = c.tags;
+    row.empty_ns = run.empty_ns;
+    try {
+      Inputs inputs;
+      {
+        const auto host = make_inputs(c);
+        const MovedBytes moved = moved_bytes(host);
+        row.bytes = moved.total();
+        row.x_bytes = (moved.x + 15) & ~std::uint64_t{15};
+        inputs = upload_inputs(host, kernel.device());
+      }
+      if (o.warmup > 0) runtime::timed_call(kernel, inputs, c.attrs, o.warmup);
+      const runtime::TimedCall timed = runtime::timed_call(kernel, inputs, c.attrs, o.iterations);
+      row.variant = timed.variant;
+      row.median_ns = static_cast<double>(timed.timing.median_ns());
+      row.span_mean_ns = timed.timing.span_mean_ns;
+      row.resolution_ns = timed.timing.resolution_ns;
+      row.gpu_ns = reported_ns(timed.timing);
+      row.iterations = o.iterations;
+      auto it = copies.find(row.x_bytes);
+      if (it == copies.end())
+        it = copies.emplace(row.x_bytes, reported_ns(time_copy(kernel.device(), row.x_bytes, o.warmup, o.iterations))).first;
+      row.copy_ns = it->second;
+    } catch (const Error& e) {
+      row.error = e.what();
+    }
+    run.rows.push_back(row);
+    std::cerr << "  " << c.name << (row.error.empty() ? " [" + row.variant + "] " + std::to_string(row.gpu_ns / 1e3) + " us"
+                                                      : " skipped: " + row.error)
+              << "\n";
+  }
+}
+
+}  // namespace
+
+WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp queries) against a same-run vec4 copy") {
+  auto o = std::make_shared<Options>();
+  sub.add_option("id", o->ids, "package ids (default: every bundled package)");
+  sub.add_option("--package", o->package, "a package folder (README.md + build/webgpu/) instead of the store");
+  sub.add_option("--filter", o->filter, "only cases whose name contains this");
+  sub.add_option("--json", o->json, "write the results as JSON");
+  sub.add_option("--csv", o->csv, "write the results as CSV");
+  sub.add_option("--plot", o->plot, "write an SVG plot of GB/s against bytes moved (needs gnuplot)");
+  sub.add_option("--warmup", o->warmup, "untimed repetitions before timing")->check(CLI::Range(0, 100000));
+  sub.add_option("--iterations", o->iterations, "timed repetitions (the median is reported)")->check(CLI::Range(1, 1000000));
+  return [o]() -> int {
+    auto device = Device::default_device();
+    if (!device->has_timestamp_query()) {
+      std::cerr << "wgk bench: adapter " << device->description() << " has no timestamp-query feature\n";
+      return 1;
+    }
+    BenchRun run;
+    run.adapter = device->description();
+    run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
+    std::map<std::uint64_t, double> copies;
+    if (!o->package.empty()) {
+      bench_package(load_kernel_directory(o->package, device), *o, run, copies);
+    } else {
+      auto ids = o->ids.empty() ? store::Store::default_store().embedded_ids() : o->ids;
+      for (const auto& id : ids) bench_package(get_kernel(id, {.version = 1}, device), *o, run, copies);
+    }
+    print_table(std::cout, run);
+    if (!o->json.empty()) write_json(o->json, run);
+    if (!o->csv.empty()) write_csv(o->csv, run);
+    if (!o->plot.empty()) {
+      std::string why;
+      if (!write_plot(o->plot, run, why)) std::cerr << "wgk bench: " << why << "\n";
+    }
+    int failed = 0;
+    for (const auto& r : run.rows) failed += !r.error.empty();
+    std::cout << run.rows.size() - failed << " ran, " << failed << " skipped\n";
+    return 0;
+  };
+}
+
+}  // namespace wgk::cli

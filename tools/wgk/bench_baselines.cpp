@@ -1,0 +1,79 @@
+// Copy and empty-dispatch baselines (see bench_baselines.h).
+#include "bench_baselines.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "runtime/state.h"
+#include "wgk/error.h"
+
+namespace wgk::cli {
+namespace {
+
+// Each invocation copies one vec4<u32> (16 bytes); a 2D grid keeps x under 65535 workgroups.
+constexpr const char* kCopyWgsl = R"(
+@group(0) @binding(0) var<storage, read> src : array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst : array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid : vec3<u32>, @builtin(num_workgroups) groups : vec3<u32>) {
+  let i = gid.x + gid.y * groups.x * 256u;
+  if (i < arrayLength(&dst)) {
+    dst[i] = src[i];
+  }
+}
+)";
+
+// Never writes (one invocation, gid.x == 0); the binding keeps the auto layout non-empty.
+constexpr const char* kEmptyWgsl = R"(
+@group(0) @binding(0) var<storage, read_write> sink : array<u32>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
+  if (gid.x > 1u) {
+    sink[0] = gid.x;
+  }
+}
+)";
+
+runtime::Timing time_one(gpu::Device& gpu, const gpu::Dispatch& d, int warmup, int iterations) {
+  if (warmup > 0) runtime::time_dispatches(gpu, std::span(&d, 1), warmup);
+  return runtime::time_dispatches(gpu, std::span(&d, 1), iterations);
+}
+
+}  // namespace
+
+runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations) {
+  if (bytes == 0 || bytes % 16 != 0)
+    throw Error(ErrorKind::kInvalidArgument, "copy baseline: " + std::to_string(bytes) + " bytes is not a positive multiple of 16");
+  auto& state = device->state();
+  std::lock_guard lock(state.mutex);
+  auto& gpu = state.gpu;
+  gpu::Buffer src = gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy src");
+  gpu::Buffer dst = gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy dst");
+  auto pipeline = state.pipeline(kCopyWgsl, "bench/copy_vec4");
+  const gpu::BindGroupEntry entries[] = {{0, &src, 0, gpu::kWholeSize}, {1, &dst, 0, gpu::kWholeSize}};
+  gpu::BindGroup group = gpu.create_bind_group(*pipeline, entries);
+  const std::uint64_t groups = (bytes / 16 + 255) / 256;
+  const std::uint64_t x = std::min<std::uint64_t>(groups, 32768);
+  const std::uint64_t y = (groups + x - 1) / x;
+  return time_one(gpu, {pipeline.get(), &group, static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1},
+                  warmup, iterations);
+}
+
+runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations) {
+  auto& state = device->state();
+  std::lock_guard lock(state.mutex);
+  auto& gpu = state.gpu;
+  gpu::Buffer sink = gpu.create_buffer(16, gpu::BufferUsage::kStorage, "empty sink");
+  auto pipeline = state.pipeline(kEmptyWgsl, "bench/empty");
+  const gpu::BindGroupEntry entries[] = {{0, &sink, 0, gpu::kWholeSize}};
+  gpu::BindGroup group = gpu.create_bind_group(*pipeline, entries);
+  return time_one(gpu, {pipeline.get(), &group, 1, 1, 1}, warmup, iterations);
+}
+
+double reported_ns(const runtime::Timing& timing) {
+  const double median = static_cast<double>(timing.median_ns());
+  if (median > 0 && static_cast<double>(timing.resolution_ns) * 10 <= median) return median;
+  return timing.span_mean_ns;
+}
+
+}  // namespace wgk::cli

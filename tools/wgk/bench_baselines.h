@@ -1,0 +1,25 @@
+#pragma once
+// Same-run baselines for `wgk bench`, on the same adapter as the kernels: a WGSL vec4<u32> copy
+// (bytes -> bytes, the roofline a memory-bound elementwise op can reach with WebGPU) and an empty
+// dispatch (one workgroup that writes nothing: the floor for decode-sized calls).
+#include <cstdint>
+#include <memory>
+
+#include "runtime/timing.h"
+#include "wgk/kernel.h"
+
+namespace wgk::cli {
+
+/// Times a copy of `bytes` (a multiple of 16, > 0) from one storage buffer to another: warmup
+/// repetitions untimed, then `iterations` timed. Bandwidth counts bytes read + bytes written
+/// (2 * bytes). Throws wgk::Error (kGpu: no timestamp-query, allocation above the adapter's limits).
+runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations);
+
+/// Times a dispatch of one workgroup of one invocation that writes nothing.
+runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations);
+
+/// The duration to report: the median of per-call timestamps when the timer resolves it (resolution
+/// at most a tenth of the median), else the batch mean (first begin to last end over the calls).
+double reported_ns(const runtime::Timing& timing);
+
+}  // namespace wgk::cli

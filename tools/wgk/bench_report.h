@@ -1,0 +1,42 @@
+#pragma once
+// `wgk bench` results: one row per case, written as a table (stdout), JSON, CSV, and an SVG plot of
+// effective bandwidth against bytes moved per (variant, dtype), drawn by gnuplot when it is installed.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace wgk::cli {
+
+struct BenchRow {
+  std::string kernel, name, dtype, variant;
+  std::vector<std::string> tags;
+  std::string error;                 ///< non-empty: the case did not run (e.g. above the adapter's limits)
+  std::uint64_t bytes = 0;           ///< bytes the op moves (MovedBytes::total)
+  std::uint64_t x_bytes = 0;         ///< x's bytes (the copy baseline copies these: 2 * x_bytes moved)
+  double gpu_ns = 0;                 ///< reported GPU time of one call (bench_baselines.h reported_ns)
+  double median_ns = 0, span_mean_ns = 0;
+  std::uint64_t resolution_ns = 0;
+  int iterations = 0;
+  double copy_ns = 0;                ///< same-run copy of x_bytes
+  double empty_ns = 0;               ///< same-run empty dispatch
+  double gbps() const { return gpu_ns > 0 ? static_cast<double>(bytes) / gpu_ns : 0; }
+  double copy_gbps() const { return copy_ns > 0 ? 2.0 * static_cast<double>(x_bytes) / copy_ns : 0; }
+  double pct_of_copy() const { return copy_gbps() > 0 ? 100.0 * gbps() / copy_gbps() : 0; }
+  double x_empty() const { return empty_ns > 0 ? gpu_ns / empty_ns : 0; }
+};
+
+struct BenchRun {
+  std::string adapter;
+  double empty_ns = 0;
+  std::vector<BenchRow> rows;
+};
+
+void print_table(std::ostream& out, const BenchRun& run);
+void write_json(const std::string& path, const BenchRun& run);
+void write_csv(const std::string& path, const BenchRun& run);
+/// Writes `svg_path` with gnuplot (Debian gnuplot-nox). Returns false, with the reason in `why`, when
+/// gnuplot is not on PATH or fails; the other outputs do not depend on it.
+bool write_plot(const std::string& svg_path, const BenchRun& run, std::string& why);
+
+}  // namespace wgk::cli
