@@ -10,6 +10,7 @@
 //               "output": "y.npy"}]}
 // Writes each case's output as .npy (ORT's dtype) and MANIFEST.results.json:
 //   {"ort": "1.30.0", "results": {"<name>": {"ok": true} | {"ok": false, "error": "..."}}}
+// Environment: WGK_ORT_PERTURB=1 corrupts every output (a self-test; see below).
 // Exit status: 0 when the batch ran (individual ORT failures are in the results), 2 on a bad manifest.
 //
 // Models are written here as ONNX protobuf bytes (onnx.proto: ModelProto / GraphProto / NodeProto /
@@ -138,6 +139,10 @@ function writeNpy(path, tensor) {
   fs.writeFileSync(path, Buffer.concat([pre, Buffer.from(header, 'latin1'), data]));
 }
 
+// WGK_ORT_PERTURB=1 corrupts the first element of every output (f32: +0.25; f16: an exponent bit flipped):
+// the harness's own test (tests/ort/CMakeLists.txt) that `wgk diff` reports such a mismatch.
+const perturb = process.env.WGK_ORT_PERTURB === '1';
+
 async function main() {
   const manifestPath = process.argv[2];
   if (!manifestPath) {
@@ -166,6 +171,7 @@ async function main() {
         sessions.set(cacheKey, session);
       }
       const out = await session.run(feeds);
+      if (perturb) out.Y.data[0] = out.Y.type === 'float16' ? out.Y.data[0] ^ 0x4000 : out.Y.data[0] + 0.25;
       writeNpy(c.output, out.Y);
       results[c.name] = { ok: true };
     } catch (e) {
