@@ -46,8 +46,8 @@ run_one() {
 summarize() {
   local name=$1 rc=$2 log=$WORK/$1.log
   local execs rate cov units findings
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  execs=$(grep -oE 'stat::number_of_executed_units:[[:space:]]*[0-9]+' "$log" | awk '{print $2}' | tail -1)
+  rate=$(grep -oE 'stat::average_exec_per_sec:[[:space:]]*[0-9]+' "$log" | awk '{print $2}' | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | awk '{print $2}' | tail -1)
   # Fork mode and early stops print no final stats: take the last status line ("#N ... exec/s: R").
   [[ -z $execs ]] && execs=$(grep -o '^#[0-9]*' "$log" | tr -d '#' | tail -1)
