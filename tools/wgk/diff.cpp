@@ -200,7 +200,7 @@ nlohmann::json attrs_json(const Attributes& attrs) {
 
 /// Writes `c` as a case folder (case.json + .npy; ../shared/cases/README.md) with ORT's output as expected y.
 void save_case(const fs::path& dir, const DiffCase& c, const HostTensor& ort_y, const std::string& ort_version,
-               const std::string& command, const nlohmann::json& observed) {
+               const Attributes& tunables, const std::string& command, const nlohmann::json& observed) {
   fs::create_directories(dir);
   nlohmann::json j;
   j["kernel"] = kernel_id(c.domain);
@@ -218,6 +218,7 @@ void save_case(const fs::path& dir, const DiffCase& c, const HostTensor& ort_y, 
   j["expected"]["y"] = "y.npy";
   j["oracle"] = "onnxruntime " + ort_version + " CPUExecutionProvider";
   j["tolerance"] = {{"abs", bound_for(c.dtype).tolerance.abs}, {"why", bound_for(c.dtype).why}};
+  if (!tunables.empty()) j["tunables"] = attrs_json(tunables);
   j["generator"] = {{"command", command}, {"case", c.name}};
   j["observed"] = observed;
   std::ofstream(dir / "case.json") << j.dump(1) << "\n";
@@ -254,6 +255,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
     bool seed_given = false;
     std::string save, oracle = "tests/oracles/ort_run.mjs", node = "node", workdir;
     bool save_all = false, keep = false, verbose = false;
+    std::vector<std::string> tunables;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("--op", o->op, "ai.onnx, com.microsoft or all (default all)")
@@ -269,13 +271,29 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   sub.add_option("--node", o->node, "node executable (default node)");
   sub.add_option("--workdir", o->workdir, "folder for inputs and ORT outputs (default: a fresh temp folder, removed after)");
   sub.add_flag("--keep", o->keep, "keep the work folder");
+  sub.add_option("--tunable", o->tunables, "K=V: a numeric tunable override for every call (e.g. WORKGROUP_SIZE=64)");
   sub.add_flag("-v,--verbose", o->verbose, "print every case");
   return [o]() -> int {
+    Attributes tunables;
+    for (const std::string& spec : o->tunables) {
+      const auto eq = spec.find('=');
+      std::size_t used = 0;
+      std::int64_t value = 0;
+      try {
+        if (eq != std::string::npos) value = std::stoll(spec.substr(eq + 1), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (eq == std::string::npos || used == 0 || used != spec.size() - eq - 1)
+        throw Error(ErrorKind::kInvalidArgument, "--tunable " + spec + ": expected NAME=<integer>");
+      tunables[spec.substr(0, eq)] = value;
+    }
     if (!o->seed_given) o->seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
     std::ostringstream cmd;
     cmd << "wgk diff --op " << o->op << (o->dtype == "all" ? "" : " --dtype " + o->dtype) << " --count " << o->count << " --seed " << o->seed;
+    for (const std::string& t : o->tunables) cmd << " --tunable " << t;
     const std::string command = cmd.str();
-    std::cout << "seed: " << o->seed << "  (reproduce: " << command << ")\n";
+    std::cout << "seed: " << o->seed << "  (reproduce: " << command << ")" << std::endl;
     if (!fs::exists(o->oracle))
       throw Error(ErrorKind::kNotFound, "--oracle " + o->oracle + ": no such file (run from the repo root or pass --oracle)");
 
@@ -301,9 +319,14 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
     }
 
     // 2. Inputs as .npy + the manifest; one node process runs ORT on all of them.
+    // Default: under /dev/shm (memory) when there is one: a run writes ~6 small files per case, and creating
+    // and removing tens of thousands of them on a disk took minutes (measured: docs/testing.md).
+    std::error_code shm_ec;
+    const fs::path temp_root = fs::is_directory("/dev/shm", shm_ec) && ::access("/dev/shm", W_OK) == 0
+                                   ? fs::path("/dev/shm")
+                                   : fs::temp_directory_path();
     const fs::path work = !o->workdir.empty() ? fs::path(o->workdir)
-                                              : fs::temp_directory_path() / ("wgk-diff-" + std::to_string(::getpid()) + "-" +
-                                                                             std::to_string(o->seed));
+                                              : temp_root / ("wgk-diff-" + std::to_string(::getpid()) + "-" + std::to_string(o->seed));
     fs::create_directories(work);
     nlohmann::json manifest;
     manifest["cases"] = nlohmann::json::array();
@@ -374,7 +397,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
           Inputs inputs;
           for (const auto& [name, t] : c.inputs) inputs.emplace(name, t);
           CallInfo info;
-          gpu_y = it->second.call(inputs, c.attrs, {}, &info).at("y").read();
+          gpu_y = it->second.call(inputs, c.attrs, tunables, &info).at("y").read();
           tally.variants[info.variant]++;
           observed["variant"] = info.variant;
         } catch (const Error& e) {
@@ -396,7 +419,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
         std::cout << (failure.empty() ? "PASS " : "FAIL ") << c.name << " " << attrs_json(c.attrs).dump() << " x"
                   << shape_string(c.inputs.at("x").shape) << (failure.empty() ? "" : ": " + failure) << "\n";
       if (!o->save.empty() && ort_y && (o->save_all || !failure.empty())) {
-        save_case(fs::path(o->save) / c.name, c, *ort_y, ort_version, command, observed);
+        save_case(fs::path(o->save) / c.name, c, *ort_y, ort_version, tunables, command, observed);
         ++saved;
       }
     }
