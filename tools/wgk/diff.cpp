@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cases.h"
@@ -328,6 +329,14 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
     const fs::path work = !o->workdir.empty() ? fs::path(o->workdir)
                                               : temp_root / ("wgk-diff-" + std::to_string(::getpid()) + "-" + std::to_string(o->seed));
     fs::create_directories(work);
+    // Removes the work folder on every exit, errors included (not a --workdir or --keep one).
+    struct RemoveOnExit {
+      fs::path path;
+      ~RemoveOnExit() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
+      }
+    } remove_work{o->workdir.empty() && !o->keep ? work : fs::path()};
     nlohmann::json manifest;
     manifest["cases"] = nlohmann::json::array();
     for (const auto& c : cases) {
@@ -345,7 +354,9 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
     const auto t_generated = Clock::now();
     const std::string node_cmd = shell_quote(o->node) + " " + shell_quote(o->oracle) + " " + shell_quote((work / "manifest.json").string());
     const int rc = std::system(node_cmd.c_str());
-    if (rc != 0) throw Error(ErrorKind::kInternal, "ONNX Runtime runner failed (status " + std::to_string(rc) + "): " + node_cmd);
+    if (rc != 0)
+      throw Error(ErrorKind::kInternal, "ONNX Runtime runner failed (exit status " +
+                                            std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + "): " + node_cmd);
     nlohmann::json results;
     {
       std::ifstream in(work / "manifest.results.json");
@@ -443,12 +454,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
               << ref_s << ")\n"
               << std::defaultfloat;
     if (saved) std::cout << "saved " << saved << " case folder(s) under " << o->save << " (run: wgk test --cases " << o->save << ")\n";
-    if (o->workdir.empty() && !o->keep) {
-      std::error_code ec;
-      fs::remove_all(work, ec);
-    } else {
-      std::cout << "work folder: " << work.string() << "\n";
-    }
+    if (remove_work.path.empty()) std::cout << "work folder: " << work.string() << "\n";
     std::cout << "seed: " << o->seed << (failed ? "  FAILED" : "  ok") << "\n";
     return failed ? 1 : 0;
   };
