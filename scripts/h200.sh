@@ -20,7 +20,7 @@ python3 bench/peers/make_models.py /tmp/models
 timeout 200 "$B/wgk" bench --warmup 10 --iterations ${ITER:-100} --json "$OUT/wgk.json" --csv "$OUT/wgk.csv" 2>&1 \
   | grep -v '^Warning' | tee "$OUT/wgk.txt"
 # 2. host cost of one decode call
-timeout 60 "$B/bench_host" --benchmark_min_time=0.2s 2>&1 | grep -v '^Warning' | tee "$OUT/host.txt"
+timeout 60 "$B/bench_host" --benchmark_min_time=0.2 2>&1 | grep -v '^Warning' | tee "$OUT/host.txt"
 # 3. ONNX Runtime WebGPU EP (onnxruntime-node, host IO)
 if [ -f "$B/ort.tar.xz" ]; then
   python3 -c "import tarfile,sys; tarfile.open(sys.argv[1]).extractall('/tmp')" "$B/ort.tar.xz"
