@@ -99,6 +99,19 @@ TEST(HostileFiles, TemplateExpressionHasNoOpen) {
 TEST(HostileFiles, ManifestExpressionHasNoOpen) {
   expect_refused("hostile_file_expr", ErrorKind::kContract, {"derive", "secret", "open"});
 }
+TEST(HostileFiles, ManifestNumberOverflowIsAContractError) {
+  // A JSON number past double's range (1e400) in the manifest: nlohmann throws out_of_range (406),
+  // which must surface as wgk::Error kContract like any malformed manifest, not escape as another
+  // exception type (found by fuzz_manifest: tests/fuzz/crashes/fuzz_manifest-crash-json-number-overflow).
+  std::string manifest = read_bytes(kData / "hostile_base/build/webgpu/manifest.json");
+  manifest.replace(manifest.find("\"sinceVersion\": 1"), 17, "\"sinceVersion\": 1e400");
+  try {
+    expect_refused("", ErrorKind::kContract, {"manifest.json"}, {{"build/webgpu/manifest.json", manifest}});
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "a non-wgk exception escaped: " << e.what();
+  }
+}
+
 TEST(HostileFiles, ShaderPathTraversalRejected) {
   // pass.shader = "../../../../../../etc/passwd": must be a file of the package, never a host path.
   expect_refused("hostile_shader_path", ErrorKind::kContract, {"etc/passwd"});
