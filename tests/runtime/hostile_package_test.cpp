@@ -208,6 +208,17 @@ TEST(HostileLaunch, NegativeUniformIsAnError) {
   expect_refused("hostile_uniform_negative", kLaunchKinds, {"count", "-744", "u32"});
 }
 
+TEST(HostileLaunch, InvalidWgslIsAGpuError) {
+  // Rendered text that is not WGSL: Tint's compile error comes back as wgk::Error kGpu, no crash,
+  // and the device stays usable for the next (sound) kernel.
+  expect_refused("", ErrorKind::kGpu, {"WGSL compilation", "wgk.test.Copy/copy/main", "undefined_name"},
+                 {{"build/webgpu/copy.wgsl.jinja", "@compute @workgroup_size(64) fn main() { y[0] = undefined_name; }\n"}});
+  Kernel sound = load_hostile("");
+  HostTensor x = ramp(8);
+  HostTensor y = sound({{"x", x}}).at("y").read();
+  EXPECT_EQ(y.element(7), 8.0);
+}
+
 // ---- no out-of-bounds GPU memory access ---------------------------------------------------------
 
 std::vector<float> pattern(std::size_t n, float base) {
