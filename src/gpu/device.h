@@ -144,7 +144,10 @@ class Device {
   /// Encodes one compute pass per dispatch, in order, and submits them in one command buffer. With
   /// `timestamps`, pass i writes its begin/end into queries 2i, 2i+1, resolved at the end of the same
   /// command buffer. Does not wait for the GPU. kGpu on validation errors (error scope around the submit).
-  void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr);
+  /// `validate = false` skips the error scope (and its wait): for the per-call path, where pipelines and
+  /// bind groups were validated when created. A validation error then surfaces as an uncaptured error,
+  /// thrown by the next call that checks (any validated call, wait, read).
+  void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true);
   /// Queues a buffer-to-buffer copy (offsets and size multiples of 4). No wait.
   void copy(const Buffer& source, uint64_t source_offset, const Buffer& destination, uint64_t destination_offset,
             uint64_t size);

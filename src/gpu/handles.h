@@ -53,6 +53,8 @@ class Buffer {
  public:
   Buffer() = default;
   uint64_t size() const noexcept { return size_; }
+  /// Identity of the underlying Dawn buffer while it lives (for caches keyed by buffers).
+  const void* id() const noexcept { return handle_.get(); }
   BufferUsage usage() const noexcept { return usage_; }
   explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
 

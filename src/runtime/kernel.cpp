@@ -53,7 +53,7 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
   auto buffer = std::make_shared<DeviceBuffer>();
   buffer->device = device;
   buffer->bytes = bytes;
-  buffer->buffer = state.gpu.create_buffer(padded(bytes), gpu::BufferUsage::kStorage, label);
+  buffer->buffer = state.take_buffer(padded(bytes), label);
   if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
     std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
     std::memcpy(words.data(), data.data(), data.size());
@@ -67,6 +67,37 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
 }  // namespace
 
 DeviceState::DeviceState(const gpu::DeviceOptions& options) : gpu(options), caps(caps_of(gpu)) {}
+
+DeviceState::~DeviceState() = default;
+
+gpu::Buffer DeviceState::take_buffer(std::uint64_t size, std::string_view label) {
+  {
+    std::lock_guard lock(pool_mutex_);
+    to_release_.clear();  // under the device mutex (the caller's): Dawn releases stay on one thread
+    auto it = pool_.find(size);
+    if (it != pool_.end() && !it->second.empty()) {
+      gpu::Buffer buffer = std::move(it->second.back());
+      it->second.pop_back();
+      pooled_bytes_ -= size;
+      return buffer;
+    }
+  }
+  return gpu.create_buffer(size, gpu::BufferUsage::kStorage, label);
+}
+
+void DeviceState::give_back(gpu::Buffer buffer) {
+  std::lock_guard lock(pool_mutex_);
+  if (pooled_bytes_ + buffer.size() > kMaxPooledBytes) {
+    to_release_.push_back(std::move(buffer));
+    return;
+  }
+  pooled_bytes_ += buffer.size();
+  pool_[buffer.size()].push_back(std::move(buffer));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (buffer && device) device->state().give_back(std::move(buffer));
+}
 
 std::shared_ptr<gpu::ComputePipeline> DeviceState::pipeline(const std::string& wgsl, const std::string& label) {
   auto it = pipelines.find(wgsl);
@@ -176,21 +207,22 @@ Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs) const 
   return call(inputs, attrs, {}, nullptr);
 }
 
-Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const {
-  runtime::KernelState& k = *state_;
+namespace runtime {
+
+EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs,
+                        const Attributes& tunables, std::unique_lock<std::mutex>& lock) {
   const contract::Contract& contract = *k.contract;
+  EncodedCall call;
 
   // 1. Signature-level boundary and plan (cached by signature).
   contract::CallSignature signature;
   for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
-  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::to_value(value));
-  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::to_value(value));
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
   const std::size_t cached_before = k.planner->cache_size();
-  std::shared_ptr<const contract::Plan> plan = k.planner->plan(signature);
-  if (info) {
-    info->variant = plan->variant->id;
-    info->plan_cached = k.planner->cache_size() == cached_before;
-  }
+  call.plan = k.planner->plan(signature);
+  call.plan_cached = k.planner->cache_size() == cached_before;
+  const contract::Plan& plan = *call.plan;
 
   // 2. Data-level boundary: data sizes, checked narrowing, value ranges.
   struct Staged {
@@ -202,36 +234,37 @@ Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attrib
   staged.reserve(inputs.size());
   for (const auto& [name, arg] : inputs) {
     const contract::Input* spec = contract.find_input(name);
-    Staged s{spec, &arg, {}};
+    Staged st{spec, &arg, {}};
     const contract::ValueRange* range = nullptr;
-    for (const auto& r : plan->value_ranges)
+    for (const auto& r : plan.value_ranges)
       if (r.input == spec->name) range = &r;
     if (const HostTensor* host = arg.host()) {
-      runtime::check_data_size(name, *host);
-      if (spec->storage == DType::kUInt32) s.narrowed = runtime::narrow_to_u32(name, *host, range);
-      else if (range) runtime::check_value_range(name, *host, *range);
+      check_data_size(name, *host);
+      if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
+      else if (range) check_value_range(name, *host, *range);
     } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
       throw Error(ErrorKind::kInvalidArgument,
                   "input " + name + ": a device-resident " + std::string(dtype_name(arg.dtype())) +
                       " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
+    } else if (arg.device()->buffer()->device.get() != k.device.get()) {
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
     }
-    staged.push_back(std::move(s));
+    staged.push_back(std::move(st));
   }
 
-  // 3. Encode and submit, one device at a time.
-  runtime::DeviceState& device = k.device->state();
-  std::lock_guard lock(device.mutex);
-
-  std::shared_ptr<runtime::PreparedPlan> prepared;
+  // 3. The device from here on: pipelines and uniforms (once per plan), buffers, bind groups.
+  DeviceState& device = k.device->state();
+  lock.lock();
   {
     std::lock_guard plock(k.prepared_mutex);
-    auto it = k.prepared.find(plan.get());
-    if (it != k.prepared.end()) prepared = it->second.second;
+    auto it = k.prepared.find(call.plan.get());
+    if (it != k.prepared.end()) call.prepared = it->second.second;
   }
-  if (!prepared) {
-    prepared = std::make_shared<runtime::PreparedPlan>();
-    for (const auto& pass : plan->passes) {
-      prepared->pipelines.push_back(device.pipeline(pass.wgsl, contract.domain + "." + contract.name + "/" + plan->variant->id + "/" + pass.pass->id));
+  if (!call.prepared) {
+    auto prepared = std::make_shared<PreparedPlan>();
+    for (const auto& pass : plan.passes) {
+      prepared->pipelines.push_back(device.pipeline(
+          pass.wgsl, contract.domain + "." + contract.name + "/" + plan.variant->id + "/" + pass.pass->id));
       auto& uniforms = prepared->uniforms.emplace_back();
       for (const auto& b : pass.bindings) {
         if (b.binding->kind != contract::BindingKind::kUniform) continue;
@@ -241,55 +274,81 @@ Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attrib
     }
     std::lock_guard plock(k.prepared_mutex);
     if (k.prepared.size() > contract::Planner::kCacheCapacity) k.prepared.clear();
-    k.prepared.emplace(plan.get(), std::make_pair(plan, prepared));
+    k.prepared.emplace(call.plan.get(), std::make_pair(call.plan, prepared));
+    call.prepared = std::move(prepared);
   }
+  PreparedPlan& prepared = *call.prepared;
 
-  std::map<std::string, std::shared_ptr<runtime::DeviceBuffer>, std::less<>> buffers;
-  for (const Staged& s : staged) {
-    if (const DeviceTensor* dt = s.arg->device()) {
-      if (dt->buffer()->device.get() != k.device.get())
-        throw Error(ErrorKind::kInvalidArgument, "input " + s.spec->name + " lives on another device");
-      buffers.emplace(s.spec->name, dt->buffer());
+  // Tensor buffers by argument name (inputs and outputs); at most a handful, so a flat list.
+  std::vector<std::pair<std::string_view, const gpu::Buffer*>> buffers;
+  for (const Staged& st : staged) {
+    if (const DeviceTensor* dt = st.arg->device()) {
+      buffers.emplace_back(st.spec->name, &dt->buffer()->buffer);
       continue;
     }
-    const HostTensor& host = *s.arg->host();
-    std::span<const std::byte> bytes = s.narrowed.empty() ? std::span<const std::byte>(host.data) : s.narrowed;
-    const std::uint64_t size = s.spec->storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
-    buffers.emplace(s.spec->name, runtime::make_buffer(k.device, size, bytes, s.spec->name));
+    const HostTensor& host = *st.arg->host();
+    std::span<const std::byte> bytes = st.narrowed.empty() ? std::span<const std::byte>(host.data) : st.narrowed;
+    const std::uint64_t size = st.spec->storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
+    call.inputs.push_back(make_buffer(k.device, size, bytes, st.spec->name));
+    buffers.emplace_back(st.spec->name, &call.inputs.back()->buffer);
   }
-  Outputs outputs;
-  for (const auto& out : plan->outputs) {
+  for (const auto& out : plan.outputs) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
-    auto buffer = runtime::make_buffer(k.device, bytes, {}, out.name);
-    buffers.emplace(out.name, buffer);
-    outputs.emplace(out.name, DeviceTensor(out.dtype, out.shape, buffer));
+    auto buffer = make_buffer(k.device, bytes, {}, out.name);
+    buffers.emplace_back(out.name, &buffer->buffer);
+    call.outputs.emplace(out.name, DeviceTensor(out.dtype, out.shape, std::move(buffer)));
   }
+  auto buffer_of = [&](const std::string& arg) -> const gpu::Buffer* {
+    for (const auto& [name, b] : buffers)
+      if (name == arg) return b;
+    throw Error(ErrorKind::kContract, "variant " + plan.variant->id + " binds " + arg + ", which this call does not have");
+  };
 
-  std::vector<gpu::BindGroup> groups;
-  groups.reserve(plan->passes.size());
-  std::vector<gpu::Dispatch> dispatches;
-  for (std::size_t p = 0; p < plan->passes.size(); ++p) {
-    const contract::PlannedPass& pass = plan->passes[p];
-    if (pass.workgroups[0] == 0 || pass.workgroups[1] == 0 || pass.workgroups[2] == 0) continue;  // empty tensor
-    std::vector<gpu::BindGroupEntry> entries;
-    std::size_t uniform = 0;
-    for (const auto& b : pass.bindings) {
-      if (b.binding->kind == contract::BindingKind::kUniform) {
-        entries.push_back({b.slot, &prepared->uniforms[p][uniform++], 0, gpu::kWholeSize});
-        continue;
+  // Bind groups, cached by the identities of the buffers they bind (pooled buffers recur).
+  std::string key;
+  for (const auto& pass : plan.passes)
+    for (const auto& b : pass.bindings)
+      if (b.binding->kind != contract::BindingKind::kUniform) {
+        const void* id = buffer_of(b.binding->arg)->id();
+        key.append(reinterpret_cast<const char*>(&id), sizeof id);
       }
-      auto it = buffers.find(b.binding->arg);
-      if (it == buffers.end())
-        throw Error(ErrorKind::kContract, "variant " + plan->variant->id + " binds " + b.binding->arg +
-                                              ", which this call does not have");
-      entries.push_back({b.slot, &it->second->buffer, 0, gpu::kWholeSize});
+  auto groups = prepared.bind_groups.find(key);
+  if (groups == prepared.bind_groups.end()) {
+    if (prepared.bind_groups.size() >= PreparedPlan::kMaxBindGroupSets) prepared.bind_groups.clear();
+    std::vector<gpu::BindGroup> made;
+    for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+      std::vector<gpu::BindGroupEntry> entries;
+      std::size_t uniform = 0;
+      for (const auto& b : plan.passes[p].bindings) {
+        const gpu::Buffer* buffer = b.binding->kind == contract::BindingKind::kUniform
+                                        ? &prepared.uniforms[p][uniform++]
+                                        : buffer_of(b.binding->arg);
+        entries.push_back({b.slot, buffer, 0, gpu::kWholeSize});
+      }
+      made.push_back(device.gpu.create_bind_group(*prepared.pipelines[p], entries));
     }
-    groups.push_back(device.gpu.create_bind_group(*prepared->pipelines[p], entries));
-    dispatches.push_back({prepared->pipelines[p].get(), &groups.back(), pass.workgroups[0], pass.workgroups[1],
-                          pass.workgroups[2]});
+    groups = prepared.bind_groups.emplace(std::move(key), std::move(made)).first;
   }
-  if (!dispatches.empty()) device.gpu.submit(dispatches);
-  return outputs;
+  for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+    const auto& w = plan.passes[p].workgroups;
+    if (w[0] == 0 || w[1] == 0 || w[2] == 0) continue;  // an empty tensor: nothing to run
+    call.dispatches.push_back({prepared.pipelines[p].get(), &groups->second[p], w[0], w[1], w[2]});
+  }
+  return call;
+}
+
+}  // namespace runtime
+
+Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const {
+  std::unique_lock<std::mutex> lock(state_->device->state().mutex, std::defer_lock);
+  runtime::EncodedCall call = runtime::encode_call(*state_, inputs, attrs, tunables, lock);
+  if (info) {
+    info->variant = call.plan->variant->id;
+    info->plan_cached = call.plan_cached;
+  }
+  // Pipelines and bind groups were validated when made; the submit itself skips the error scope.
+  if (!call.dispatches.empty()) state_->device->state().gpu.submit(call.dispatches, nullptr, /*validate=*/false);
+  return std::move(call.outputs);
 }
 
 std::future<std::map<std::string, HostTensor, std::less<>>> Kernel::call_async(Inputs inputs, Attributes attrs) const {

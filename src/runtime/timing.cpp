@@ -60,67 +60,20 @@ Timing time_dispatches(gpu::Device& gpu, std::span<const gpu::Dispatch> call, in
   return timing;
 }
 
-TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations) {
+TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
+                     const Attributes& tunables) {
+  for (const auto& [name, arg] : inputs)
+    if (!arg.device())
+      throw Error(ErrorKind::kInvalidArgument, "timed_call: input " + name +
+                                                   " is host data; upload it (DeviceTensor::upload) so it is not "
+                                                   "re-uploaded per repetition");
+  std::unique_lock<std::mutex> lock(kernel.device()->state().mutex, std::defer_lock);
+  EncodedCall call = encode_call(kernel.state(), inputs, attrs, tunables, lock);
   TimedCall result;
-  CallInfo info;
-  result.outputs = kernel.call(inputs, attrs, {}, &info);  // boundary, plan, pipelines, uniforms
-  result.variant = info.variant;
-
-  KernelState& k = kernel.state();
-  contract::CallSignature signature;
-  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
-  for (const auto& [name, value] : attrs)
-    signature.attrs.emplace(name, std::visit([](auto x) { return expr::Value(x); }, value));
-  std::shared_ptr<const contract::Plan> plan = k.planner->plan(signature);  // a cache hit: the call above planned it
-  std::shared_ptr<PreparedPlan> prepared;
-  {
-    std::lock_guard plock(k.prepared_mutex);
-    auto it = k.prepared.find(plan.get());
-    if (it != k.prepared.end()) prepared = it->second.second;
-  }
-  if (!prepared) throw Error(ErrorKind::kGpu, "timed_call: the plan's pipelines were not prepared by the call");
-
-  // The same buffers the call bound: device inputs as given, host inputs are not re-bound (time only
-  // device-resident calls), outputs from the call.
-  std::map<std::string, const gpu::Buffer*, std::less<>> buffers;
-  for (const auto& [name, arg] : inputs) {
-    const contract::Input* spec = k.contract->find_input(name);
-    const DeviceTensor* dt = arg.device();
-    if (!spec) continue;
-    if (!dt)
-      throw Error(ErrorKind::kInvalidArgument,
-                  "timed_call: input " + name + " is host data; upload it (DeviceTensor::upload) so it is not re-uploaded per repetition");
-    buffers.emplace(spec->name, &dt->buffer()->buffer);
-  }
-  for (const auto& [name, tensor] : result.outputs) buffers.emplace(name, &tensor.buffer()->buffer);
-
-  DeviceState& device = k.device->state();
-  std::lock_guard lock(device.mutex);
-  std::vector<gpu::BindGroup> groups;
-  groups.reserve(plan->passes.size());
-  std::vector<gpu::Dispatch> dispatches;
-  for (std::size_t p = 0; p < plan->passes.size(); ++p) {
-    const contract::PlannedPass& pass = plan->passes[p];
-    if (pass.workgroups[0] == 0 || pass.workgroups[1] == 0 || pass.workgroups[2] == 0) continue;
-    std::vector<gpu::BindGroupEntry> entries;
-    std::size_t uniform = 0;
-    for (const auto& b : pass.bindings) {
-      if (b.binding->kind == contract::BindingKind::kUniform) {
-        entries.push_back({b.slot, &prepared->uniforms[p][uniform++], 0, gpu::kWholeSize});
-        continue;
-      }
-      auto it = buffers.find(b.binding->arg);
-      if (it == buffers.end())
-        throw Error(ErrorKind::kContract, "timed_call: variant " + plan->variant->id + " binds " + b.binding->arg +
-                                              ", which this call does not have");
-      entries.push_back({b.slot, it->second, 0, gpu::kWholeSize});
-    }
-    groups.push_back(device.gpu.create_bind_group(*prepared->pipelines[p], entries));
-    dispatches.push_back({prepared->pipelines[p].get(), &groups.back(), pass.workgroups[0], pass.workgroups[1],
-                          pass.workgroups[2]});
-  }
-  if (dispatches.empty()) return result;  // an empty tensor: nothing runs
-  result.timing = time_dispatches(device.gpu, dispatches, iterations);
+  result.variant = call.plan->variant->id;
+  result.outputs = call.outputs;
+  if (call.dispatches.empty()) return result;  // an empty tensor: nothing runs
+  result.timing = time_dispatches(kernel.device()->state().gpu, call.dispatches, iterations);
   return result;
 }
 

@@ -39,11 +39,12 @@ struct TimedCall {
   Timing timing;
 };
 
-/// Runs `kernel` once through Kernel::call (boundary checks, plan, pipelines: not timed), then times
-/// `iterations` repetitions of the same plan's passes on the same buffers. Inputs should be device
-/// tensors (DeviceTensor::upload; int64 position ids uploaded as uint32) so nothing is uploaded per
-/// repetition; host inputs work too (uploaded once by the untimed call). Errors: those of Kernel::call,
-/// then those of time_dispatches.
-TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations);
+/// Encodes one call of `kernel` as Kernel::call does (boundary checks, plan, pipelines, bind groups:
+/// not timed), then times `iterations` repetitions of its passes on the same buffers. Inputs must be
+/// device tensors (DeviceTensor::upload; int64 position ids uploaded as uint32) so nothing is uploaded
+/// per repetition. Errors: kInvalidArgument for a host input, those of Kernel::call, then those of
+/// time_dispatches.
+TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
+                     const Attributes& tunables = {});
 
 }  // namespace wgk::runtime
