@@ -9,6 +9,19 @@
 
 namespace wgk::contract::detail {
 
+void parse_identity(const Node& root, Contract& c) {
+  c.domain = root.require("domain").string();
+  c.name = root.require("name").string();
+  const Node since = root.require("sinceVersion");
+  const std::int64_t v = since.integer();
+  if (v < 1 || v > 1000) since.fail("sinceVersion " + std::to_string(v) + " is not an opset version");
+  c.since_version = static_cast<int>(v);
+  if (auto n = root.find("description")) c.description = n->string();
+  for (const auto& [name, tc] : root.require("typeConstraints").members()) {
+    c.type_constraints.push_back(parse_type_constraint(name, tc));
+  }
+}
+
 TypeConstraint parse_type_constraint(const std::string& name, const Node& node) {
   if (!is_identifier(name)) node.fail("type constraint '" + name + "' is not a name");
   TypeConstraint tc{name, {}};

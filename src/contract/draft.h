@@ -28,6 +28,8 @@ void validate(Draft& draft);
 
 /// Shared pieces of both formats.
 TypeConstraint parse_type_constraint(const std::string& name, const Node& node);
+/// domain, name, sinceVersion, description and typeConstraints: the same keys in both formats.
+void parse_identity(const Node& root, Contract& c);
 std::vector<Derive> parse_derive_object(const Node& node);
 StructField parse_struct_field(const Node& node);
 /// Expression of a JSON value (see Node::expression); the numbers and booleans of `rank` and `z`.

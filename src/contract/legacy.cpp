@@ -187,17 +187,7 @@ Draft parse_legacy(const Node& root) {
   draft.source = root.source();
   Contract& c = draft.contract;
   c.format = ManifestFormat::kLegacy;
-  c.domain = root.require("domain").string();
-  c.name = root.require("name").string();
-  const Node since = root.require("sinceVersion");
-  const std::int64_t v = since.integer();
-  if (v < 1 || v > 1000) since.fail("sinceVersion " + std::to_string(v) + " is not an opset version");
-  c.since_version = static_cast<int>(v);
-  if (auto n = root.find("description")) c.description = n->string();
-
-  for (const auto& [name, tc] : root.require("typeConstraints").members()) {
-    c.type_constraints.push_back(parse_type_constraint(name, tc));
-  }
+  parse_identity(root, c);
   const std::vector<Node> input_nodes = root.require("inputs").elements();
   for (const Node& n : input_nodes) c.inputs.push_back(parse_input(n));
   const Node outputs = root.require("outputs");

@@ -38,6 +38,25 @@ HostTensor random_float(DType dtype, const Shape& shape, std::mt19937_64& rng) {
 
 }  // namespace
 
+std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": expected NAME=VALUE");
+  const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
+  std::size_t used = 0;
+  try {
+    const std::int64_t i = std::stoll(text, &used);
+    if (used == text.size()) return {name, i};
+  } catch (const std::exception&) {
+  }
+  try {
+    const double d = std::stod(text, &used);
+    if (used == text.size()) return {name, d};
+  } catch (const std::exception&) {
+  }
+  return {name, text};
+}
+
 std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs) {
   std::map<std::string, double, std::less<>> out;
   for (const auto& [name, value] : attrs) {
@@ -140,6 +159,13 @@ Case case_from_folder(const std::filesystem::path& folder) {
   // fails on any index or sign mistake (errors of order 1).
   c.tolerance = {1e-5, 1e-5};
   c.tolerance_why = "two f32 implementations of the same rotation: a few ulps each";
+  if (j.contains("tolerance") && j["tolerance"].is_object()) {  // e.g. f16 cases saved by `wgk diff`
+    c.tolerance = {j["tolerance"].value("abs", 0.0), j["tolerance"].value("rel", 0.0)};
+    c.tolerance_why = j["tolerance"].value("why", "the case's own tolerance");
+  }
+  const nlohmann::json tunables = j.value("tunables", nlohmann::json::object());
+  for (const auto& [name, value] : tunables.items())
+    c.tunables[name] = attribute_from_json(value, c.name + ".tunables." + name);
   return c;
 }
 

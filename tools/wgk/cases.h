@@ -44,6 +44,10 @@ Case case_from_folder(const std::filesystem::path& folder);
 /// variant (when given) and expected errors.
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
+/// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is one, else a
+/// number, else the string. Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
+std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option);
+
 /// Attribute values as the reference takes them.
 std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs);
 

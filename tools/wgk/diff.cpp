@@ -272,23 +272,11 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   sub.add_option("--node", o->node, "node executable (default node)");
   sub.add_option("--workdir", o->workdir, "folder for inputs and ORT outputs (default: a fresh temp folder, removed after)");
   sub.add_flag("--keep", o->keep, "keep the work folder");
-  sub.add_option("--tunable", o->tunables, "K=V: a numeric tunable override for every call (e.g. WORKGROUP_SIZE=64)");
+  sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every call (e.g. WORKGROUP_SIZE=64, F16_STORAGE=packed)");
   sub.add_flag("-v,--verbose", o->verbose, "print every case");
   return [o]() -> int {
     Attributes tunables;
-    for (const std::string& spec : o->tunables) {
-      const auto eq = spec.find('=');
-      std::size_t used = 0;
-      std::int64_t value = 0;
-      try {
-        if (eq != std::string::npos) value = std::stoll(spec.substr(eq + 1), &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (eq == std::string::npos || used == 0 || used != spec.size() - eq - 1)
-        throw Error(ErrorKind::kInvalidArgument, "--tunable " + spec + ": expected NAME=<integer>");
-      tunables[spec.substr(0, eq)] = value;
-    }
+    for (const std::string& spec : o->tunables) tunables.insert(parse_name_value(spec, "--tunable"));
     if (!o->seed_given) o->seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
     std::ostringstream cmd;
     cmd << "wgk diff --op " << o->op << (o->dtype == "all" ? "" : " --dtype " + o->dtype) << " --count " << o->count << " --seed " << o->seed;

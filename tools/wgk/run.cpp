@@ -42,21 +42,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       }
     }
     Attributes attrs;
-    for (const std::string& spec : o->attrs) {
-      const auto eq = spec.find('=');
-      if (eq == std::string::npos) throw Error(ErrorKind::kInvalidArgument, "--attr " + spec + ": expected k=v");
-      const std::string v = spec.substr(eq + 1);
-      std::size_t used = 0;
-      AttributeValue value;
-      try {
-        if (v.find_first_of(".eE") == std::string::npos) value = std::int64_t{std::stoll(v, &used)};
-        else value = std::stod(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != v.size()) throw Error(ErrorKind::kInvalidArgument, "--attr " + spec + ": value is not a number");
-      attrs[spec.substr(0, eq)] = value;
-    }
+    for (const std::string& spec : o->attrs) attrs.insert(parse_name_value(spec, "--attr"));
     Kernel kernel = !o->package.empty()   ? load_kernel_directory(o->package)
                     : !o->revision.empty() ? get_kernel(o->id, {.revision = o->revision})
                                            : get_kernel(o->id, {.version = o->version});
