@@ -12,7 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 # mesa-vulkan-drivers comes from bookworm-backports: Dawn rejects bookworm's own lavapipe (Mesa 22.3).
 packages=(build-essential cmake ninja-build pkg-config git ca-certificates nodejs npm
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
-  clang-14 libclang-rt-14-dev python3 python3-numpy python3-onnx libvulkan1)
+  clang-14 libclang-rt-14-dev python3 python3-numpy python3-onnx libvulkan1 gnuplot-nox)
 backports=/etc/apt/sources.list.d/wgk-bookworm-backports.list
 need_apt=0
 [ -f "$backports" ] || need_apt=1
