@@ -1,6 +1,8 @@
 // bench.json cases: parsing, input generation, bytes moved (see bench_cases.h).
 #include "bench_cases.h"
 
+#include "cases.h"
+
 #include <random>
 #include <set>
 
@@ -48,32 +50,8 @@ BenchCase bench_case_from_json(const nlohmann::json& entry, const std::string& w
 }
 
 std::map<std::string, HostTensor, std::less<>> make_inputs(const BenchCase& c) {
-  std::mt19937_64 rng(1);
-  std::map<std::string, HostTensor, std::less<>> out;
-  for (const auto& [name, spec] : c.inputs.items()) {
-    Shape shape = spec["shape"].get<Shape>();
-    const auto n = static_cast<std::size_t>(numel(shape));
-    if (spec.contains("values")) {
-      out[name] = HostTensor::from(DType::kInt64, shape, spec["values"].get<std::vector<std::int64_t>>());
-      if (out[name].numel() != static_cast<std::int64_t>(spec["values"].size()))
-        bad(c.name + ".inputs." + name, "values do not fill shape " + shape_string(shape));
-    } else if (spec.contains("randomInt")) {
-      std::uniform_int_distribution<std::int64_t> dist(spec["randomInt"][0].get<std::int64_t>(),
-                                                       spec["randomInt"][1].get<std::int64_t>());
-      std::vector<std::int64_t> v(n);
-      for (auto& e : v) e = dist(rng);
-      out[name] = HostTensor::from(DType::kInt64, shape, v);
-    } else if (c.dtype == DType::kFloat32) {
-      std::vector<float> v(n);
-      for (auto& e : v) e = static_cast<float>(static_cast<double>(rng() >> 40) * 0x1.0p-23 - 1.0);
-      out[name] = HostTensor::from(DType::kFloat32, shape, v);
-    } else {
-      std::vector<std::uint16_t> v(n);
-      for (auto& e : v) e = float_to_half(static_cast<float>(static_cast<double>(rng() >> 40) * 0x1.0p-23 - 1.0));
-      out[name] = HostTensor::from(DType::kFloat16, shape, v);
-    }
-  }
-  return out;
+  // Up to 2^30 elements a tensor: the largest bench case moves 1 GiB.
+  return generate_inputs(c.inputs, c.dtype, 1, c.name + ".inputs", std::int64_t{1} << 30);
 }
 
 MovedBytes moved_bytes(const std::map<std::string, HostTensor, std::less<>>& inputs) {

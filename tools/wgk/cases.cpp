@@ -66,31 +66,20 @@ std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& at
   return out;
 }
 
-Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
-  if (!entry.is_object()) bad(where_in, "a case must be an object");
-  Case c;
-  c.name = entry.value("name", "");
-  const std::string where = where_in + " (" + c.name + ")";
-  if (c.name.empty()) bad(where, "`name` is required");
-  c.why = entry.value("why", "");
-  const std::string dtype_name = entry.value("dtype", "float32");
-  const auto dtype = parse_dtype(dtype_name);
-  if (!dtype || (*dtype != DType::kFloat32 && *dtype != DType::kFloat16)) bad(where, "`dtype` " + dtype_name + " is not float32/float16");
-  const nlohmann::json attrs = entry.value("attrs", nlohmann::json::object());
-  for (const auto& [k, v] : attrs.items()) c.attrs[k] = attribute_from_json(v, where + ".attrs." + k);
-  const nlohmann::json tunables = entry.value("tunables", nlohmann::json::object());
-  for (const auto& [k, v] : tunables.items()) c.tunables[k] = attribute_from_json(v, where + ".tunables." + k);
-  std::mt19937_64 rng(entry.value("seed", 1));
-  if (!entry.contains("inputs") || !entry["inputs"].is_object()) bad(where, "`inputs` must be an object");
-  for (const auto& [name, spec] : entry["inputs"].items()) {
-    const std::string at = where + ".inputs." + name;
+std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::json& inputs, DType dtype,
+                                                              std::uint64_t seed, const std::string& where,
+                                                              std::int64_t max_elements) {
+  std::mt19937_64 rng(seed);
+  std::map<std::string, HostTensor, std::less<>> out;
+  for (const auto& [name, spec] : inputs.items()) {
+    const std::string at = where + "." + name;
     if (!spec.is_object() || !spec.contains("shape") || !spec["shape"].is_array()) bad(at, "needs a `shape` list");
     Shape shape;
     for (const auto& d : spec["shape"]) {
       if (!d.is_number_integer()) bad(at, "shape entries must be integers");
       shape.push_back(d.get<std::int64_t>());
     }
-    if (numel(shape) > (std::int64_t{1} << 28)) bad(at, "shape " + shape_string(shape) + " is too large for a test case");
+    if (numel(shape) > max_elements) bad(at, "shape " + shape_string(shape) + " has more than " + std::to_string(max_elements) + " elements");
     if (spec.contains("values")) {
       std::vector<std::int64_t> values;
       for (const auto& v : spec["values"]) {
@@ -99,29 +88,49 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
       }
       if (static_cast<std::int64_t>(values.size()) != numel(shape))
         bad(at, std::to_string(values.size()) + " values for shape " + shape_string(shape));
-      c.inputs[name] = HostTensor::from(DType::kInt64, shape, values);
+      out[name] = HostTensor::from(DType::kInt64, shape, values);
     } else if (spec.contains("randomInt")) {
       const auto& r = spec["randomInt"];
-      if (!r.is_array() || r.size() != 2) bad(at, "`randomInt` must be [lo, hi]");
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0] > r[1])
+        bad(at, "`randomInt` must be [lo, hi] with integers lo <= hi");
       std::uniform_int_distribution<std::int64_t> dist(r[0].get<std::int64_t>(), r[1].get<std::int64_t>());
       std::vector<std::int64_t> values(static_cast<std::size_t>(numel(shape)));
       for (auto& v : values) v = dist(rng);
-      c.inputs[name] = HostTensor::from(DType::kInt64, shape, values);
+      out[name] = HostTensor::from(DType::kInt64, shape, values);
     } else {
-      const std::string in_dtype = spec.value("dtype", dtype_name);
+      const std::string in_dtype = spec.value("dtype", std::string(dtype_name(dtype)));
       const auto d = parse_dtype(in_dtype);
       if (!d) bad(at, "unknown dtype " + in_dtype);
       if (*d == DType::kInt64 || *d == DType::kUInt32) {
-        c.inputs[name] = HostTensor{*d, shape, std::vector<std::byte>(numel(shape) * dtype_size(*d))};
+        out[name] = HostTensor{*d, shape, std::vector<std::byte>(numel(shape) * dtype_size(*d))};
       } else {
-        c.inputs[name] = random_float(*d, shape, rng);
+        out[name] = random_float(*d, shape, rng);
       }
     }
     if (spec.contains("truncate")) {  // a negative case: data shorter than its shape
-      auto& data = c.inputs[name].data;
+      auto& data = out[name].data;
       data.resize(data.size() - std::min<std::size_t>(data.size(), spec["truncate"].get<std::size_t>()));
     }
   }
+  return out;
+}
+
+Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
+  if (!entry.is_object()) bad(where_in, "a case must be an object");
+  Case c;
+  c.name = entry.value("name", "");
+  const std::string where = where_in + " (" + c.name + ")";
+  if (c.name.empty()) bad(where, "`name` is required");
+  c.why = entry.value("why", "");
+  const std::string dtype_text = entry.value("dtype", "float32");
+  const auto dtype = parse_dtype(dtype_text);
+  if (!dtype || (*dtype != DType::kFloat32 && *dtype != DType::kFloat16)) bad(where, "`dtype` " + dtype_text + " is not float32/float16");
+  const nlohmann::json attrs = entry.value("attrs", nlohmann::json::object());
+  for (const auto& [k, v] : attrs.items()) c.attrs[k] = attribute_from_json(v, where + ".attrs." + k);
+  const nlohmann::json tunables = entry.value("tunables", nlohmann::json::object());
+  for (const auto& [k, v] : tunables.items()) c.tunables[k] = attribute_from_json(v, where + ".tunables." + k);
+  if (!entry.contains("inputs") || !entry["inputs"].is_object()) bad(where, "`inputs` must be an object");
+  c.inputs = generate_inputs(entry["inputs"], *dtype, entry.value("seed", 1), where + ".inputs", std::int64_t{1} << 28);
   if (entry.contains("error")) {
     c.expected_error = entry["error"].get<std::string>();
   } else {

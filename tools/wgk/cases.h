@@ -34,6 +34,15 @@ struct CaseResult {
   double max_abs_error = 0, max_rel_error = 0;
 };
 
+/// Host tensors for the `inputs` object of a test.json or bench.json case (schema in kernels/README.md):
+/// `values` (int64), `randomInt` [lo, hi] (int64), else uniform random in [-1, 1) of `dtype` (or the
+/// entry's own `dtype`), all from one std::mt19937_64 seeded with `seed`; `truncate` drops bytes (a
+/// negative case). Throws wgk::Error (kContract) naming `where` and the key; more than `max_elements`
+/// elements in one tensor is an error.
+std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::json& inputs, DType dtype,
+                                                              std::uint64_t seed, const std::string& where,
+                                                              std::int64_t max_elements);
+
 /// Builds a case from one test.json entry (schema in kernels/README.md). Throws wgk::Error
 /// (kContract) naming `where` and the key on a malformed entry.
 Case case_from_json(const nlohmann::json& entry, const std::string& where);
