@@ -34,7 +34,7 @@ struct CaseResult {
   double max_abs_error = 0, max_rel_error = 0;
 };
 
-/// Host tensors for the `inputs` object of a test.json or bench.json case (schema in kernels/README.md):
+/// Host tensors for the `inputs` object of a test.json or bench.json case (schema in docs/kernel-conventions.md):
 /// `values` (int64), `randomInt` [lo, hi] (int64), else uniform random in [-1, 1) of `dtype` (or the
 /// entry's own `dtype`), all from one std::mt19937_64 seeded with `seed`; `truncate` drops bytes (a
 /// negative case). Throws wgk::Error (kContract) naming `where` and the key; more than `max_elements`
@@ -43,7 +43,7 @@ std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::j
                                                               std::uint64_t seed, const std::string& where,
                                                               std::int64_t max_elements);
 
-/// Builds a case from one test.json entry (schema in kernels/README.md). Throws wgk::Error
+/// Builds a case from one test.json entry (schema in docs/kernel-conventions.md). Throws wgk::Error
 /// (kContract) naming `where` and the key on a malformed entry.
 Case case_from_json(const nlohmann::json& entry, const std::string& where);
 /// Reads a ../shared/cases folder: case.json + .npy inputs + expected y.
