@@ -46,12 +46,12 @@ run_one() {
 summarize() {
   local name=$1 rc=$2 log=$WORK/$1.log
   local execs rate cov units findings
-  execs=$(grep -oE 'stat::number_of_executed_units:[[:space:]]*[0-9]+' "$log" | awk '{print $2}' | tail -1)
-  rate=$(grep -oE 'stat::average_exec_per_sec:[[:space:]]*[0-9]+' "$log" | awk '{print $2}' | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  execs=$(grep -oE 'stat::number_of_executed_units:[[:space:]]*[0-9]+' "$log" | awk '{print $2}' | tail -1 || true)
+  rate=$(grep -oE 'stat::average_exec_per_sec:[[:space:]]*[0-9]+' "$log" | awk '{print $2}' | tail -1 || true)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
   # Fork mode and early stops print no final stats: take the last status line ("#N ... exec/s: R").
-  [[ -z $execs ]] && execs=$(grep -o '^#[0-9]*' "$log" | tr -d '#' | tail -1)
-  [[ -z $rate || $rate == 0 ]] && rate=$(grep -o 'exec/s: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  [[ -z $execs ]] && execs=$(grep -o '^#[0-9]*' "$log" | tr -d '#' | tail -1 || true)
+  [[ -z $rate || $rate == 0 ]] && rate=$(grep -oE 'exec/s:? [0-9]+' "$log" | awk '{print $2}' | tail -1 || true)
   units=$(ls "$WORK/corpus/$name" | wc -l)
   findings=$(ls "$WORK/crashes/$name" | wc -l)
   echo "fuzz_$name: rc=$rc executions=${execs:-?} exec/s=${rate:-?} cov=${cov:-?} new_corpus_units=$units" \
