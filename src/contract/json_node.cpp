@@ -82,7 +82,7 @@ Json parse_json(std::string_view text, const std::string& source) {
   Json json;
   try {
     json = Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
     throw Error(ErrorKind::kContract, source + ": not valid JSON: " + e.what());
   }
   if (!json.is_object()) {

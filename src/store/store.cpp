@@ -71,12 +71,14 @@ std::map<std::string, std::string, std::less<>> read_tree(const fs::path& folder
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (it->is_directory()) continue;
-    const std::string rel = fs::relative(it->path(), root).generic_string();
+    // lexically: fs::relative would follow a symlink and name its target instead of the link.
+    const std::string rel = it->path().lexically_relative(root).generic_string();
     if (it->is_symlink()) {
       const fs::path target = fs::canonical(it->path(), ec);
-      const std::string target_rel = fs::relative(target, root).generic_string();
+      const std::string target_rel = target.lexically_relative(root).generic_string();
       if (ec || !is_safe_path(target_rel))
-        throw Error(ErrorKind::kIntegrity, "package " + folder.string() + ": " + rel + " links outside the package");
+        throw Error(ErrorKind::kIntegrity, "package " + folder.string() + ": " + rel + " links outside the package (to " +
+                                               (ec ? ec.message() : target.string()) + ")");
     }
     if (!it->is_regular_file()) continue;
     if (files.size() >= 1024) throw Error(ErrorKind::kIntegrity, "package " + folder.string() + " has over 1024 files");
