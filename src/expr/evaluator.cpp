@@ -244,7 +244,10 @@ class Evaluator {
   }
 
   Value repeat(const Node& n, const Value& seq, I64 times) const {
-    if (times <= 0) return seq.is_string() ? Value(std::string()) : Value(List{});
+    // An empty sequence repeated any number of times is empty: return at once (looping `times` times
+    // over nothing would hang on "" * 2^63, found by fuzz_expr).
+    const bool empty = seq.is_string() ? seq.as_string().empty() : seq.as_list().empty();
+    if (times <= 0 || empty) return seq.is_string() ? Value(std::string()) : Value(List{});
     std::size_t unit = seq.is_string() ? seq.as_string().size() : seq.as_list().size() * 8;
     if (unit != 0 && static_cast<std::size_t>(times) > kMaxValueBytes / unit) {
       fail(n.op_pos, "value too large: " + short_repr(seq, 40) + " * " + std::to_string(times));
