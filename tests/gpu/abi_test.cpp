@@ -201,7 +201,7 @@ TEST(Abi, QueueWorkDoneUserdata) {
 }
 
 // TimestampQuery = 0x03 and WGPUQueryType_Timestamp = 2: a query set is valid on the device (no error), and
-// timestamps around a dispatch are non-decreasing (end >= begin, and the second pass starts after the first).
+// timestamps around a dispatch are nonzero and non-decreasing (end >= begin, the second pass after the first).
 TEST(Abi, TimestampQuerySet) {
   Device device;
   if (!device.features().timestamp_query) GTEST_SKIP() << device.adapter_info().device << " has no timestamp-query";
@@ -224,7 +224,9 @@ TEST(Abi, TimestampQuerySet) {
   EXPECT_LE(t[0], t[1]);
   EXPECT_LE(t[1], t[2]);
   EXPECT_LE(t[2], t[3]);
-  EXPECT_GT(t[3], t[0]) << "timestamps did not advance: all zero means the query type or feature is wrong";
+  // Not t[3] > t[0]: Dawn quantizes timestamps to 65,536 ns, and on the H200 both passes can end inside one
+  // quantum (seen). Zero is what a wrong query type or feature value gives.
+  EXPECT_GT(t[0], 0u) << "timestamps are zero: the query type or feature is wrong";
 }
 
 }  // namespace

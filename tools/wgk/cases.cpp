@@ -222,6 +222,24 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     r.passed = false;
     r.message = "chose variant " + r.variant + ", expected " + want + "; " + r.message;
   }
+  // On an adapter with shader-f16, also check the choice an adapter without it would make (the H200
+  // under Vulkan), by selecting with that one capability flipped.
+  if (kernel.device()->has_shader_f16() && !c.expected_variant_without_f16.empty()) {
+    contract::DeviceCaps caps = kernel.state().device->state().caps;
+    caps.shader_f16 = false;
+    const contract::Planner planner(kernel.state().contract, caps, [](const std::string&) { return std::string(); });
+    contract::CallSignature sig;
+    auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+    for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
+    for (const auto& [name, v] : c.attrs) sig.attrs.emplace(name, value(v));
+    for (const auto& [name, v] : c.tunables) sig.tunables.emplace(name, value(v));
+    const contract::Selection chosen = planner.select(sig);
+    const std::string got = chosen.variant ? chosen.variant->id : "none (" + chosen.failure + ")";
+    if (got != c.expected_variant_without_f16) {
+      r.passed = false;
+      r.message = "without shader-f16 would choose " + got + ", expected " + c.expected_variant_without_f16 + "; " + r.message;
+    }
+  }
   return r;
 }
 
