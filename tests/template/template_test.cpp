@@ -126,13 +126,20 @@ std::string read(const std::filesystem::path& p) {
   return s.str();
 }
 
-// The render context of one RotaryEmbedding call (kernel-conventions.md "Render context").
+// The render context of one RotaryEmbedding call (kernel-conventions.md "Render context"): the names the
+// packages' templates read. The vec4 geometry is that of a head of 64 (16 vec4) with full (`partial`
+// false) or half rotation, 8 heads.
 Object kernel_context(int rank, bool positions, bool interleaved, const char* T, int wg) {
+  const bool partial = interleaved;  // vary the vec4 templates' partial-rotation branch with the grid
   Object c{{"rank", rank},
            {"interleaved", interleaved},
            {"vector", std::string("vec4<") + T + ">"},
            {"scalar", T},
            {"rotaryOutputWg", wg},
+           {"vecHead", 16},
+           {"vecRotary", partial ? 8 : 16},
+           {"vecHalfRotary", partial ? 4 : 8},
+           {"vecHeads", 8},
            {"tunables", Object{{"WORKGROUP_SIZE", wg}}},
            {"dtypes", Object{{"T", T}, {"M", "u32"}}}};
   if (positions) c["hasPositionIds"] = true;
