@@ -1,5 +1,7 @@
 #include "reference/by_op.h"
 
+#include <optional>
+
 #include "reference/rotary_embedding.h"
 #include "wgk/error.h"
 
@@ -24,11 +26,18 @@ std::vector<double> run_reference(std::string_view domain, std::string_view op,
   a.num_heads = static_cast<std::int64_t>(attr("num_heads", 0));
   a.rotary_embedding_dim = static_cast<std::int64_t>(attr("rotary_embedding_dim", 0));
   a.scale = attr("scale", 1.0);
-  if (domain == "ai.onnx") {
-    auto pos = inputs.find("positionIds");
-    return rotary_embedding_onnx(input("x"), input("cos"), input("sin"), pos == inputs.end() ? nullptr : &pos->second, a);
+  // Position ids a caller already narrowed to uint32 (the kernels' storage) are the same int64 values.
+  std::optional<HostTensor> widened;
+  auto pos = inputs.find("positionIds");
+  if (pos != inputs.end() && pos->second.dtype == DType::kUInt32) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(pos->second.numel()));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(pos->second.element(static_cast<std::int64_t>(i)));
+    widened = HostTensor::from(DType::kInt64, pos->second.shape, v);
   }
-  return rotary_embedding_ms(input("x"), input("positionIds"), input("cos"), input("sin"), a);
+  const HostTensor* position_ids = widened ? &*widened : pos == inputs.end() ? nullptr : &pos->second;
+  if (domain == "ai.onnx") return rotary_embedding_onnx(input("x"), input("cos"), input("sin"), position_ids, a);
+  if (!position_ids) throw Error(ErrorKind::kInvalidArgument, "reference: missing input positionIds");
+  return rotary_embedding_ms(input("x"), *position_ids, input("cos"), input("sin"), a);
 }
 
 }  // namespace wgk::reference

@@ -82,11 +82,11 @@ inline std::vector<std::pair<std::string, std::string>> seed_expressions(const n
 /// names (x, cos, sin, positionIds, y) and also the ONNX names (X, cos_cache, ...), as the
 /// conventions say.
 struct Call {
-  std::vector<std::int64_t> x, cos, sin;
-  std::optional<std::vector<std::int64_t>> position_ids;
+  std::vector<std::int64_t> x = {}, cos = {}, sin = {};
+  std::optional<std::vector<std::int64_t>> position_ids = std::nullopt;
   std::string T = "f32";
   bool shader_f16 = true;
-  std::optional<std::int64_t> num_heads;
+  std::optional<std::int64_t> num_heads = std::nullopt;
   std::int64_t interleaved = 0, rotary_embedding_dim = 0;
   std::int64_t workgroup_size = 256;
   std::int64_t max_workgroups_per_dimension = 65535;

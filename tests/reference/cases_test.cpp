@@ -20,13 +20,25 @@ namespace {
 
 const std::filesystem::path kCases = std::filesystem::path(WGK_SHARED_DIR) / "cases";
 
+// Runs at static initialization (test registration): a missing folder gives no cases, and the
+// SharedCases.FolderExists test below fails with the path instead of the binary aborting.
 std::vector<std::string> case_folders() {
   std::vector<std::string> out;
-  for (const char* group : {"onnx-node", "ort-oracle"})
-    for (const auto& entry : std::filesystem::directory_iterator(kCases / group))
-      if (std::filesystem::exists(entry.path() / "case.json")) out.push_back(std::string(group) + "/" + entry.path().filename().string());
+  for (const char* group : {"onnx-node", "ort-oracle"}) {
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(kCases / group, ec); !ec && it != std::filesystem::directory_iterator();
+         it.increment(ec))
+      if (std::filesystem::exists(it->path() / "case.json")) out.push_back(std::string(group) + "/" + it->path().filename().string());
+  }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+TEST(SharedCases, FolderExists) {
+  EXPECT_TRUE(std::filesystem::is_directory(kCases / "onnx-node") && std::filesystem::is_directory(kCases / "ort-oracle"))
+      << "the reference cases are read from " << kCases
+      << ": the project's shared/ folder must be beside the checkout (configure with -DWGK_SHARED_DIR=... otherwise)";
+  EXPECT_FALSE(case_folders().empty());
 }
 
 double max_abs(const HostTensor& t) {
@@ -81,6 +93,7 @@ TEST_P(SharedCase, ReferenceReproducesTheExpectedOutput) {
   EXPECT_TRUE(compare(rounded, to_doubles(y), tolerance).ok());
 }
 
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SharedCase);  // no shared folder: FolderExists fails instead
 INSTANTIATE_TEST_SUITE_P(AllCases, SharedCase, ::testing::ValuesIn(case_folders()), [](const auto& info) {
   std::string name = info.param;
   for (char& ch : name)

@@ -139,7 +139,9 @@ TEST(HostileLoops, EmptyStringRepeatIsBounded) {
       attempt("", 256, {{"build/webgpu/copy.wgsl.jinja",
                          read_bytes(kData / "hostile_base/build/webgpu/copy.wgsl.jinja") +
                              "// {{ \"\" * 9223372036854775807 }}{{ [] * 9223372036854775807 }}\n"}});
-  if (e) EXPECT_EQ(static_cast<int>(e->kind()), static_cast<int>(ErrorKind::kContract)) << e->what();
+  if (e) {
+    EXPECT_EQ(static_cast<int>(e->kind()), static_cast<int>(ErrorKind::kContract)) << e->what();
+  }
 }
 
 TEST(HostileLoops, DeriveCycleRejectedAtLoad) {

@@ -1,4 +1,5 @@
 // wgk: run, test, benchmark and inspect WebGPU kernel packages.
+#include <filesystem>
 #include <iostream>
 
 #include "command.h"
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : runs)
       if (sub->parsed()) return run();
   } catch (const wgk::Error& e) {
+    std::cerr << "wgk: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
     std::cerr << "wgk: error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {

@@ -21,6 +21,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     int version = 1;
     std::string revision;
     int repeat = 10;
+    double tolerance = -1;  // < 0: by dtype (see below)
   };
   auto o = std::make_shared<Options>();
   sub.add_option("id", o->id, "package id, e.g. webgpu-kernels/ai.onnx.RotaryEmbedding")->required();
@@ -30,22 +31,45 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
   sub.add_option("--input,-i", o->inputs, "name=file.npy, or file.safetensors holding named tensors")->required();
   sub.add_option("--attr,-a", o->attrs, "attribute k=v (integer or float)");
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
-  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)");
+  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)")->check(CLI::NonNegativeNumber);
+  sub.add_option("--tolerance", o->tolerance,
+                 "largest absolute error against the CPU reference that passes (default: 1e-5 for float32, 2e-3 "
+                 "for float16: a few f32 roundings of |y| <= 2, or one f16 rounding plus that); exit 1 past it");
   return [o]() -> int {
     std::map<std::string, HostTensor, std::less<>> host;
+    auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
+      if (!host.emplace(name, std::move(t)).second)
+        throw Error(ErrorKind::kInvalidArgument, "input " + name + " is given twice (again by " + from + ")");
+    };
     for (const std::string& spec : o->inputs) {
       const auto eq = spec.find('=');
       if (eq == std::string::npos) {
-        for (auto& [name, t] : io::read_safetensors(spec).tensors) host[name] = std::move(t);
+        if (!spec.ends_with(".safetensors"))
+          throw Error(ErrorKind::kInvalidArgument,
+                      "--input " + spec + ": expected NAME=FILE.npy, or a .safetensors file holding named tensors");
+        for (auto& [name, t] : io::read_safetensors(spec).tensors) add(name, std::move(t), spec);
       } else {
-        host[spec.substr(0, eq)] = io::read_npy(spec.substr(eq + 1));
+        if (eq == 0) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the input name before '=' is empty");
+        add(spec.substr(0, eq), io::read_npy(spec.substr(eq + 1)), spec);
       }
     }
     Attributes attrs;
-    for (const std::string& spec : o->attrs) attrs.insert(parse_name_value(spec, "--attr"));
+    for (const std::string& spec : o->attrs) {
+      auto [name, value] = parse_name_value(spec, "--attr");
+      if (!attrs.emplace(name, std::move(value)).second)
+        throw Error(ErrorKind::kInvalidArgument, "--attr " + name + " is given twice");
+    }
+    if (!o->out.empty()) {  // before any GPU work: a bad --out fails first
+      std::error_code ec;
+      std::filesystem::create_directories(o->out, ec);
+      if (ec || !std::filesystem::is_directory(o->out))
+        throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
+    }
     Kernel kernel = !o->package.empty()   ? load_kernel_directory(o->package)
                     : !o->revision.empty() ? get_kernel(o->id, {.revision = o->revision})
                                            : get_kernel(o->id, {.version = o->version});
+    if (kernel.id() != o->id)
+      throw Error(ErrorKind::kInvalidArgument, "--package " + o->package + " holds " + kernel.id() + ", not " + o->id);
     std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     Inputs inputs;
@@ -73,17 +97,19 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       if (!full.count(a.name) && a.default_value && a.default_value->is_number()) full[a.name] = a.default_value->as_number();
     const auto expected = reference::run_reference(contract.domain, contract.name, host, attrs_as_doubles(full));
     const auto cmp = reference::compare(results.at("y"), expected, {});
+    const double tolerance = o->tolerance >= 0 ? o->tolerance : results.at("y").dtype == DType::kFloat16 ? 2e-3 : 1e-5;
+    const auto checked = reference::compare(results.at("y"), expected, {tolerance, 0});
     std::cout << "error:   max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
-              << " against the CPU reference (double)\n";
+              << " against the CPU reference (double): " << (checked.ok() ? "ok" : "FAIL") << " at tolerance "
+              << tolerance << "\n";
     if (!o->out.empty()) {
-      std::filesystem::create_directories(o->out);
       for (const auto& [name, t] : results) {
         io::write_npy(std::filesystem::path(o->out) / (name + ".npy"), t);
         std::cout << "wrote:   " << (std::filesystem::path(o->out) / (name + ".npy")).string() << " "
                   << dtype_name(t.dtype) << shape_string(t.shape) << "\n";
       }
     }
-    return 0;
+    return checked.ok() ? 0 : 1;
   };
 }
 

@@ -92,6 +92,8 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
       auto ids = o->ids.empty() ? store::Store::default_store().embedded_ids() : o->ids;
       for (const auto& id : ids) run_package(get_kernel(id, {.version = 1}, device), tally, o->filter);
     }
+    if (tally.passed + tally.failed == 0)
+      std::cout << "no case ran" << (o->filter.empty() ? "" : " (no case name contains \"" + o->filter + "\")") << "\n";
     std::cout << tally.passed << " passed, " << tally.failed << " failed\n";
     return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
   };
