@@ -33,6 +33,8 @@ cmake --build "$BUILD_DIR" -j"${BUILD_JOBS:-2}" --target "${TARGETS[@]/#/fuzz_}"
 run_one() {
   local name=$1
   local bin=$BUILD_DIR/tests/fuzz/fuzz_$name
+  # Findings of earlier runs would be counted as this run's: start each run with an empty crash folder.
+  rm -rf "$WORK/crashes/$name"
   mkdir -p "$WORK/corpus/$name" "$WORK/crashes/$name"
   # The first folder receives new units; the checked-in corpus is read only.
   local rc=0
