@@ -44,6 +44,9 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
     throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": expected NAME=VALUE");
   const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
   std::size_t used = 0;
+  // Decimal numbers only: std::stod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
+  const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  if (!decimal) return {name, text};
   try {
     const std::int64_t i = std::stoll(text, &used);
     if (used == text.size()) return {name, i};

@@ -53,8 +53,8 @@ Case case_from_folder(const std::filesystem::path& folder);
 /// variant (when given) and expected errors.
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
-/// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is one, else a
-/// number, else the string. Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
+/// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
+/// integer, else a decimal number, else the string (so "0x10", "inf" and "nan" stay strings). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option);
 
 /// Attribute values as the reference takes them.
