@@ -248,6 +248,11 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                       " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
     } else if (arg.device()->buffer()->device.get() != k.device.get()) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
+    } else if (range) {
+      // A device-resident input with a valueRange (position ids) is read back and checked: the kernels
+      // index caches with it, and an unchecked row would give a silently wrong answer. This waits for
+      // the GPU; pass such inputs as host data to avoid the wait.
+      check_value_range(name, arg.device()->read(), *range);
     }
     staged.push_back(std::move(st));
   }

@@ -455,32 +455,18 @@ TEST(BadInputInputs, DeviceTensorWithWrongDtypeForT) {
   expect_error([&] { (void)onnx_kernel()(in, {}).at("y").read(); }, {"cos", "float16", "float32"});
 }
 
-TEST(BadInputInputs, DevicePositionsPastCacheStayInBounds) {
-  // Device-resident positions are not read back (docs/kernel-conventions.md), so position 1,000,000
-  // in a uint32 DeviceTensor reaches the shader. WebGPU robust access keeps the cache read inside
-  // cos/sin: the call returns, a canary allocated beside the caches is unchanged, and the tokens with
-  // valid positions (0 and 2) still match the CPU reference.
+TEST(BadInputInputs, DevicePositionsPastCacheAreRefused) {
+  // Device-resident positions are read back and range-checked like host ones (docs/kernel-conventions.md):
+  // position 1,000,000 in a uint32 DeviceTensor is an error naming the input, the index and the bound,
+  // never a gather from a cache row that does not exist. (GPU-side bounds safety on hostile WGSL is
+  // tests/runtime/hostile_package_test.cpp's.)
   Call c = onnx_rank4();
   const Kernel& k = onnx_kernel();
-  HostTensor canary_host = f32({1 << 16}, std::vector<float>(1 << 16, 42.0f));
-  DeviceTensor canary = DeviceTensor::upload(canary_host, k.device());
   HostTensor pos_u32 = HostTensor::from(DType::kUInt32, {1, 3}, std::vector<std::uint32_t>{0, 1000000, 2});
   Inputs in = inputs_of(c);
   in.erase("positionIds");
   in.emplace("positionIds", DeviceTensor::upload(pos_u32, k.device()));
-  HostTensor y = k(in, c.attrs).at("y").read();
-  EXPECT_EQ(canary.read().data, canary_host.data);
-  // Reference with the valid positions (token 1 gets row 1; only tokens 0 and 2 are compared).
-  std::map<std::string, HostTensor, std::less<>> ref_in{{"x", c.x}, {"cos", c.cos}, {"sin", c.sin},
-                                                        {"positionIds", i64({1, 3}, {0, 1, 2})}};
-  const std::vector<double> want = reference::run_reference("ai.onnx", "RotaryEmbedding", ref_in, {});
-  // x (1, 2, 3, 8): element (h, s, d) at (h * 3 + s) * 8 + d.
-  for (int h = 0; h < 2; ++h)
-    for (int s : {0, 2})
-      for (int d = 0; d < 8; ++d) {
-        const std::int64_t i = (h * 3 + s) * 8 + d;
-        EXPECT_NEAR(y.element(i), want[static_cast<std::size_t>(i)], 1e-5) << "head " << h << " token " << s;
-      }
+  expect_error([&] { (void)k(in, c.attrs); }, {"positionIds[1] = 1000000", "out of range", "dim(shapes.cos, 0) - 1"});
 }
 
 }  // namespace

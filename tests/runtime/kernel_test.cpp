@@ -114,6 +114,14 @@ TEST(KernelCall, DevicePositionIdsMustAlreadyBeNarrowed) {
   Outputs out = k({{"x", in.x}, {"cos", in.cos}, {"sin", in.sin}, {"positionIds", narrowed}});
   const auto cmp = reference::compare(out.at("y").read(), in.expected(in.x), kF32);
   EXPECT_TRUE(cmp.ok()) << cmp.summary();
+
+  // A device-resident position past the cache (32 rows: valid rows 0..31) is read back and refused,
+  // not gathered from a row that does not exist.
+  words[3] = 32;
+  const auto past = DeviceTensor::upload(HostTensor::from(DType::kUInt32, in.pos.shape, words), k.device());
+  const std::string range = error_of([&] { k({{"x", in.x}, {"cos", in.cos}, {"sin", in.sin}, {"positionIds", past}}); });
+  EXPECT_NE(range.find("positionIds[3] = 32"), std::string::npos) << range;
+  EXPECT_NE(range.find("[0, 31]"), std::string::npos) << range;
 }
 
 TEST(KernelCall, TunableOverridesAreChecked) {

@@ -31,10 +31,18 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
   sub.add_option("--input,-i", o->inputs, "name=file.npy, or file.safetensors holding named tensors")->required();
   sub.add_option("--attr,-a", o->attrs, "attribute k=v (integer or float)");
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
-  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)")->check(CLI::NonNegativeNumber);
+  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)")->check(CLI::Range(0, 1000000));
   sub.add_option("--tolerance", o->tolerance,
                  "largest absolute error against the CPU reference that passes (default: 1e-5 for float32, 2e-3 "
-                 "for float16: a few f32 roundings of |y| <= 2, or one f16 rounding plus that); exit 1 past it");
+                 "for float16: a few f32 roundings of |y| <= 2, or one f16 rounding plus that); exit 1 past it")
+      ->check([](const std::string& v) {
+        double d = -1;
+        try {
+          d = std::stod(v);
+        } catch (const std::exception&) {
+        }
+        return d >= 0 ? std::string() : "--tolerance must be a number >= 0, got " + v;
+      });
   return [o]() -> int {
     std::map<std::string, HostTensor, std::less<>> host;
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
@@ -50,6 +58,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
         for (auto& [name, t] : io::read_safetensors(spec).tensors) add(name, std::move(t), spec);
       } else {
         if (eq == 0) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the input name before '=' is empty");
+        if (eq + 1 == spec.size()) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the file after '=' is empty");
         add(spec.substr(0, eq), io::read_npy(spec.substr(eq + 1)), spec);
       }
     }
@@ -102,6 +111,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::cout << "error:   max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
               << " against the CPU reference (double): " << (checked.ok() ? "ok" : "FAIL") << " at tolerance "
               << tolerance << "\n";
+    if (!checked.ok()) std::cout << "         " << checked.summary() << "\n";
     if (!o->out.empty()) {
       for (const auto& [name, t] : results) {
         io::write_npy(std::filesystem::path(o->out) / (name + ".npy"), t);

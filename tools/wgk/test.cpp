@@ -66,6 +66,8 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
               << "\n";
     Tally tally;
     if (!o->cases.empty()) {
+      if (!std::filesystem::is_directory(o->cases))
+        throw Error(ErrorKind::kIo, "--cases " + o->cases + ": not a folder");
       std::vector<std::filesystem::path> folders;
       for (const auto& e : std::filesystem::recursive_directory_iterator(o->cases))
         if (e.is_regular_file() && e.path().filename() == "case.json") folders.push_back(e.path().parent_path());
