@@ -675,8 +675,13 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
     }
 
     if (render) {
-      const tmpl::Template& t = template_for(pass.shader);
-      pp.wgsl = (needs_f16 ? "enable f16;\n" : "") + decls + t.render(scope);
+      try {
+        const tmpl::Template& t = template_for(pass.shader);
+        pp.wgsl = (needs_f16 ? "enable f16;\n" : "") + decls + t.render(scope);
+      } catch (const Error& e) {  // a template fault: say which package, variant and pass
+        throw Error(e.kind(), contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
+                                  pass.id + ": " + e.what());
+      }
       pp.wgsl_hash = std::hash<std::string>{}(pp.wgsl);
     }
     plan.passes.push_back(std::move(pp));
