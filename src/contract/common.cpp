@@ -9,6 +9,13 @@
 
 namespace wgk::contract::detail {
 
+std::string parse_unique_id(const Node& node, std::set<std::string>& seen, std::string_view what) {
+  std::string id = node.string();
+  if (id.empty()) node.fail("empty " + std::string(what) + " id");
+  if (!seen.insert(id).second) node.fail("duplicate " + std::string(what) + " id '" + id + "'");
+  return id;
+}
+
 void parse_identity(const Node& root, Contract& c) {
   c.domain = root.require("domain").string();
   c.name = root.require("name").string();

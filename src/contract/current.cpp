@@ -167,10 +167,7 @@ Draft parse_current(const Node& root) {
   for (const Node& vn : variants.elements()) {
     vn.expect_keys({"id", "priority", "when", "derive", "passes", "description"});
     Variant variant;
-    const Node id = vn.require("id");
-    variant.id = id.string();
-    if (variant.id.empty()) id.fail("empty variant id");
-    if (!variant_ids.insert(variant.id).second) id.fail("duplicate variant id '" + variant.id + "'");
+    variant.id = parse_unique_id(vn.require("id"), variant_ids, "variant");
     if (auto n = vn.find("priority")) {
       const std::int64_t p = n->integer();
       if (p < -1000000 || p > 1000000) n->fail("priority " + std::to_string(p) + " is outside [-1000000, 1000000]");
@@ -187,10 +184,7 @@ Draft parse_current(const Node& root) {
     for (const Node& pn : passes.elements()) {
       pn.expect_keys({"id", "name", "shader", "derive", "bindings", "dispatch", "description"});
       Pass pass;
-      const Node pid = pn.require("id");
-      pass.id = pid.string();
-      if (pass.id.empty()) pid.fail("empty pass id");
-      if (!pass_ids.insert(pass.id).second) pid.fail("duplicate pass id '" + pass.id + "'");
+      pass.id = parse_unique_id(pn.require("id"), pass_ids, "pass");
       pass.name = pn.find("name") ? pn.find("name")->string() : pass.id;
       pass.shader = parse_shader_path(pn.require("shader"));
       draft.pass_derive_paths.back().push_back(pn.child_path("derive"));

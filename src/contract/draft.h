@@ -2,7 +2,9 @@
 // Internal to the contract loader: a Contract as parsed from either manifest format, plus the JSON
 // paths that validation errors name. Parsing (current.cpp, legacy.cpp) checks the schema;
 // validate.cpp then resolves names, element types and derive order for both formats alike.
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "contract/contract.h"
@@ -28,6 +30,8 @@ void validate(Draft& draft);
 
 /// Shared pieces of both formats.
 TypeConstraint parse_type_constraint(const std::string& name, const Node& node);
+/// The `id` of a variant or pass: a non-empty string not already in `seen` ("duplicate <what> id 'x'").
+std::string parse_unique_id(const Node& node, std::set<std::string>& seen, std::string_view what);
 /// domain, name, sinceVersion, description and typeConstraints: the same keys in both formats.
 void parse_identity(const Node& root, Contract& c);
 std::vector<Derive> parse_derive_object(const Node& node);

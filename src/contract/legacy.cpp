@@ -247,10 +247,7 @@ Draft parse_legacy(const Node& root) {
   for (const Node& vn : variants.elements()) {
     vn.expect_keys({"id", "when", "constants", "passes", "description"});
     Variant variant;
-    const Node id = vn.require("id");
-    variant.id = id.string();
-    if (variant.id.empty()) id.fail("empty variant id");
-    if (!variant_ids.insert(variant.id).second) id.fail("duplicate variant id '" + variant.id + "'");
+    variant.id = parse_unique_id(vn.require("id"), variant_ids, "variant");
     if (auto n = vn.find("when")) {
       for (const Node& w : n->elements()) variant.when.push_back(w.expression());
     }
@@ -262,10 +259,7 @@ Draft parse_legacy(const Node& root) {
     for (const Node& pn : passes.elements()) {
       pn.expect_keys({"id", "name", "source", "bindings", "dispatch", "description"});
       Pass pass;
-      const Node pid = pn.require("id");
-      pass.id = pid.string();
-      if (pass.id.empty()) pid.fail("empty pass id");
-      if (!pass_ids.insert(pass.id).second) pid.fail("duplicate pass id '" + pass.id + "'");
+      pass.id = parse_unique_id(pn.require("id"), pass_ids, "pass");
       pass.name = pn.find("name") ? pn.find("name")->string() : pass.id;
       const Node source = pn.require("source");
       source.expect_keys({"shader", "inputs"});
