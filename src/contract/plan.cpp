@@ -146,6 +146,7 @@ struct Planner::CallState : expr::Scope {
   std::vector<std::optional<DType>> bound;    // per Contract::type_constraints
   Value shapes, ranks, dtypes, present, attrs, tunables;
   Object attr_values;                          // resolved attributes (for the signature text)
+  Object tunable_overrides;                    // the call's tunables (for the signature text)
   std::vector<PlannedOutput> outputs;
   mutable DeriveMemo memo;
 
@@ -180,7 +181,7 @@ struct Planner::CallState : expr::Scope {
     return it == planner.derive_index_.end() ? nullptr : &contract.derive[it->second].expression;
   }
 
-  /// "x: float32[2, 4, 3, 8], cos: float32[50, 4]; attrs: interleaved=0, rotary_embedding_dim=0"
+  /// "x: float32[2, 4, 3, 8], cos: float32[50, 4]; attrs: interleaved=0, rotary_embedding_dim=0[; tunables: ROW_ORDER="token"]"
   std::string signature() const {
     std::string s;
     for (std::size_t i = 0; i < contract.inputs.size(); ++i) {
@@ -196,6 +197,14 @@ struct Planner::CallState : expr::Scope {
       first = false;
     }
     if (first) s += "none";
+    if (!tunable_overrides.empty()) {
+      s += "; tunables: ";
+      first = true;
+      for (const auto& [name, v] : tunable_overrides) {
+        s += (first ? "" : ", ") + name + "=" + v.repr();
+        first = false;
+      }
+    }
     return s;
   }
 };
@@ -426,6 +435,7 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
       } else if (def.is_string() && !value.is_string()) {
         fail(op + ": tunable '" + name + "' = " + value.repr() + " is not a string (its default is " + def.repr() + ")");
       }
+      state->tunable_overrides.insert_or_assign(name, v);
       it->second = std::move(v);
     }
     state->tunables = Value(std::move(tunables));
