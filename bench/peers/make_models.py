@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""Writes one-node ONNX models for the bench.json cases of both RotaryEmbedding packages.
+"""Writes one-node (and with --chain K, K-node chained) ONNX models for the bench.json cases of both
+RotaryEmbedding packages.
 
-usage: make_models.py OUT_DIR [--filter S]   (needs the `onnx` Python package: Debian python3-onnx)
+usage: make_models.py OUT_DIR [--filter S] [--chain K]   (needs the `onnx` Python package: Debian python3-onnx)
 
 For each case it writes OUT_DIR/<kernel>__<case>.onnx and an index OUT_DIR/cases.json with the input
 specs (ONNX input names, shapes, dtypes, random-int ranges), which ort_webgpu.mjs and torch_rope.py read.
+--chain K (K >= 2) also writes OUT_DIR/<kernel>__<case>__chain<K>.onnx: K RotaryEmbedding nodes in series
+(node i's output is node i+1's x; cos, sin and position ids are the shared graph inputs; same attributes;
+graph inputs and output named as in the one-node model), recorded in cases.json as "chain": {"K": file}.
+ort_webgpu.mjs times it against the one-node model: (run_K - run_1) / (K - 1) is the EP's per-node time
+with the host transfers cancelled out.
 Models: ai.onnx RotaryEmbedding opset 23 (X, cos_cache, sin_cache, position_ids; attrs interleaved,
 num_heads, rotary_embedding_dim) and com.microsoft RotaryEmbedding (input, position_ids, cos_cache,
 sin_cache; same attrs) as the ONNX spec and ORT's ContribOperators.md define them.
@@ -33,6 +39,9 @@ def onnx_name(name, domain):
 def main():
     out = sys.argv[1]
     filt = sys.argv[sys.argv.index("--filter") + 1] if "--filter" in sys.argv else ""
+    chain = int(sys.argv[sys.argv.index("--chain") + 1]) if "--chain" in sys.argv else 0
+    if chain == 1 or chain < 0:
+        sys.exit("--chain K needs K >= 2")
     os.makedirs(out, exist_ok=True)
     index = []
     for pkg, (domain, opset, order) in PACKAGES.items():
@@ -54,19 +63,33 @@ def main():
                 node_inputs.pop()
             x_name = order[0]
             y = helper.make_tensor_value_info("Y" if domain == "" else "output", ftype, specs[x_name]["shape"])
-            node = helper.make_node("RotaryEmbedding", node_inputs, [y.name], domain=domain, **case["attrs"])
-            graph = helper.make_graph([node], "rope", inputs, [y])
             opsets = [helper.make_opsetid("", 23 if domain == "" else 17)]
             if domain:
                 opsets.append(helper.make_opsetid(domain, opset))
-            model = helper.make_model(graph, opset_imports=opsets)
-            model.ir_version = 10 if domain == "" else 8
+
+            def save(k, file):
+                # k nodes in series: node i reads x_name (i = 0) or h<i>, writes h<i+1> (the last one y.name)
+                nodes = []
+                for i in range(k):
+                    ins = list(node_inputs)
+                    ins[0] = x_name if i == 0 else f"h{i}"
+                    nodes.append(helper.make_node("RotaryEmbedding", ins, [y.name if i == k - 1 else f"h{i + 1}"],
+                                                  name=f"rope{i}", domain=domain, **case["attrs"]))
+                graph = helper.make_graph(nodes, "rope" if k == 1 else f"rope_chain{k}", inputs, [y])
+                model = helper.make_model(graph, opset_imports=opsets)
+                model.ir_version = 10 if domain == "" else 8
+                onnx.save(model, os.path.join(out, file))  # no onnx.checker: onnx 1.12 does not know opset 23
+
             file = f"{pkg}__{case['name']}.onnx"
-            onnx.save(model, os.path.join(out, file))
-            index.append({"kernel": pkg, "case": case["name"], "dtype": case["dtype"], "attrs": case["attrs"],
-                          "model": file, "inputs": specs, "output": y.name, "x": x_name, "tags": case.get("tags", [])})
+            save(1, file)
+            entry = {"kernel": pkg, "case": case["name"], "dtype": case["dtype"], "attrs": case["attrs"],
+                     "model": file, "inputs": specs, "output": y.name, "x": x_name, "tags": case.get("tags", [])}
+            if chain:
+                entry["chain"] = {str(chain): f"{pkg}__{case['name']}__chain{chain}.onnx"}
+                save(chain, entry["chain"][str(chain)])
+            index.append(entry)
     json.dump(index, open(os.path.join(out, "cases.json"), "w"), indent=1)
-    print(f"{len(index)} models in {out}")
+    print(f"{len(index)} cases in {out}" + (f" (1-node and {chain}-node chained models)" if chain else ""))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,41 @@
 // Times ONNX Runtime's WebGPU execution provider (onnxruntime-node) on the RotaryEmbedding bench cases.
 //
 // usage: node bench/peers/ort_webgpu.mjs [--filter S] [--iterations N] [--warmup N] [--json FILE]
-//        [--models DIR]   (DIR from make_models.py; default: made now with $PYTHON or /usr/bin/python3)
+//        [--models DIR] [--chain K] [--check-max N] [--case-budget-s S] [--profile]
+//   --models DIR      cases.json + models from make_models.py (made with the same --chain K); default: made
+//                     now into a temporary folder with $PYTHON or /usr/bin/python3
+//   --chain K         K-node chained model to time against the 1-node model (default: the K that DIR's
+//                     cases.json holds; 17 when the models are made now; 0 = only the 1-node host-IO time)
+//   --iterations N    timed (1-node, K-node) pairs per case (default 50), after --warmup N pairs (default 5)
+//   --check-max N     chain correctness check for the cases whose x has at most N elements (default 65536:
+//                     the decode cases; 0 = none)
+//   --case-budget-s S stop a case's timed pairs after S seconds (at least 5 pairs; default 0 = no limit)
+//   --profile         also run the K-node model in a profiling session (a third session) and report ORT's own
+//                     numbers: the median GPU timestamp duration per RotaryEmbedding kernel (whole us: ORT
+//                     rounds; with profiling on, ORT puts each dispatch in its own compute pass unless the
+//                     adapter has timestamps inside passes) and the median host time per node (the EP's
+//                     encode cost); the first run is dropped
 // env:   ORT_NODE = path of the onnxruntime-node package (default tests/oracles/node_modules/onnxruntime-node)
 //
-// What it measures: the wall-clock median of session.run() with host (CPU) tensors in and out:
-// onnxruntime-node has no WebGPU GPU-buffer tensors (Tensor.fromGpuBuffer needs a browser GPUDevice),
-// so each run uploads the inputs, dispatches, and reads Y back. CPU fallback is disabled
-// (session.disable_cpu_ep_fallback), so a case that the WebGPU EP cannot place fails instead of
-// silently running on the CPU.
+// What it measures. onnxruntime-node has no WebGPU GPU-buffer tensors (Tensor.fromGpuBuffer needs a
+// browser GPUDevice), so every session.run() uploads the inputs, dispatches, and reads the output back.
+//   run_1:  median session.run() wall time of the 1-node model (host IO + one node): the old column.
+//   run_K:  the same for the K-node chain (node i's output is node i+1's x, cos/sin/position ids shared),
+//           timed in the same process, interleaved pair by pair with run_1 (alternating which goes first),
+//           so both see the same GPU clock state.
+//   per_node_us = (run_K - run_1) / (K - 1): the EP's time per extra node with the inputs and the output on
+//           the device (the uploads, the read-back and the run's fixed host cost cancel). It is the EP's
+//           device-resident throughput per node, CPU encode included where it is not hidden behind the GPU;
+//           an upper bound on its GPU time per node. per_node_paired_us: the median of per-pair differences.
+// cos/sin are cos and sin of one set of random angles, so the chain is a rotation by K times the angle
+// (bounded values, no f16 overflow). The check runs the K-node model on the WebGPU EP and the 1-node model
+// K times on the CPU EP (output fed back as x) and prints the max abs difference, and max|Y_K - X| to show
+// the chain is not a no-op. CPU fallback is disabled (session.disable_cpu_ep_fallback), so a case that the
+// WebGPU EP cannot place fails ("not placed") instead of silently running on the CPU.
+//
+// stdout: one line per case "<kernel> <case>: <run_1> us (host IO) | K=..: run_K .. us, per node .. us"
+// (bench/peers/perf_table.py reads the first number). --json FILE: {peer, K, rows: [{kernel, case, dtype,
+// run_ns (= run_1_ns), run_1_ns, run_K_ns, K, per_node_us, per_node_paired_us, pairs, check, error}]}.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -27,66 +54,191 @@ const filter = opt('--filter', '');
 const iterations = Number(opt('--iterations', '50'));
 const warmup = Number(opt('--warmup', '5'));
 const jsonOut = opt('--json', '');
+const chainArg = opt('--chain', undefined);
+const checkMax = Number(opt('--check-max', '65536'));
+const caseBudgetNs = Number(opt('--case-budget-s', '0')) * 1e9;
+const profile = args.includes('--profile');
 let models = opt('--models', '');
+const madeNow = !models;
 if (!models) {
   models = fs.mkdtempSync(path.join(os.tmpdir(), 'wgk-ort-models-'));
-  execFileSync(process.env.PYTHON || '/usr/bin/python3', [path.join(here, 'make_models.py'), models, '--filter', filter],
-    { stdio: 'inherit' });
+  const k = chainArg === undefined ? 17 : Number(chainArg);
+  execFileSync(process.env.PYTHON || '/usr/bin/python3', [path.join(here, 'make_models.py'), models, '--filter', filter,
+    ...(k >= 2 ? ['--chain', String(k)] : [])], { stdio: 'inherit' });
 }
 const index = JSON.parse(fs.readFileSync(path.join(models, 'cases.json'), 'utf8')).filter((c) => c.case.includes(filter));
+const chainInDir = index.find((c) => c.chain)?.chain;
+const K = chainArg !== undefined ? Number(chainArg) : chainInDir ? Number(Object.keys(chainInDir)[0]) : madeNow ? 17 : 0;
+if (chainArg === undefined && !K) console.log(`no chained models in ${models} (make_models.py --chain K): host-IO times only`);
 
 // Seeded xorshift so runs are reproducible; floats uniform in [-1, 1).
 let seed = 0x9e3779b9;
 const rand = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return (seed >>> 0) / 4294967296; };
-function toHalf(f) {  // float32 -> IEEE binary16 bits (round to nearest; values here are in [-1, 1))
+function toHalf(f) {  // float32 -> IEEE binary16 bits (round to nearest; values here are in [-1, 1])
   const b = new Float32Array([f]); const u = new Uint32Array(b.buffer)[0];
   const sign = (u >>> 16) & 0x8000; let e = ((u >>> 23) & 0xff) - 127 + 15; let m = u & 0x7fffff;
   if (e <= 0) return sign;  // flush tiny values (|f| < 2^-14) to zero: harmless for timing
   let h = sign | (e << 10) | (m >>> 13); if ((m & 0x1fff) > 0x1000 || ((m & 0x1fff) === 0x1000 && (h & 1))) h += 1;
   return h;
 }
-function makeTensor(spec) {
-  const n = spec.shape.reduce((a, b) => a * b, 1);
-  if (spec.dtype === 'int64') {
-    const a = new BigInt64Array(n);
-    for (let i = 0; i < n; ++i) {
-      a[i] = BigInt(spec.values ? spec.values[i] : spec.randomInt[0] + Math.floor(rand() * (spec.randomInt[1] - spec.randomInt[0] + 1)));
-    }
-    return new ort.Tensor('int64', a, spec.shape);
-  }
-  if (spec.dtype === 'float16') {
-    const a = new Uint16Array(n); for (let i = 0; i < n; ++i) a[i] = toHalf(rand() * 2 - 1);
-    return new ort.Tensor('float16', a, spec.shape);
-  }
-  const a = new Float32Array(n); for (let i = 0; i < n; ++i) a[i] = rand() * 2 - 1;
-  return new ort.Tensor('float32', a, spec.shape);
+function fromHalf(h) {
+  const s = h & 0x8000 ? -1 : 1; const e = (h >>> 10) & 0x1f; const m = h & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
 }
+function floatTensor(dtype, n, shape, gen) {
+  if (dtype === 'float16') {
+    const a = new Uint16Array(n); for (let i = 0; i < n; ++i) a[i] = toHalf(gen(i));
+    return new ort.Tensor('float16', a, shape);
+  }
+  const a = new Float32Array(n); for (let i = 0; i < n; ++i) a[i] = gen(i);
+  return new ort.Tensor('float32', a, shape);
+}
+function makeFeeds(c) {
+  const feeds = {};
+  let angles = null;
+  for (const [name, spec] of Object.entries(c.inputs)) {
+    const n = spec.shape.reduce((a, b) => a * b, 1);
+    if (spec.dtype === 'int64') {
+      const a = new BigInt64Array(n);
+      for (let i = 0; i < n; ++i) {
+        a[i] = BigInt(spec.values ? spec.values[i] : spec.randomInt[0] + Math.floor(rand() * (spec.randomInt[1] - spec.randomInt[0] + 1)));
+      }
+      feeds[name] = new ort.Tensor('int64', a, spec.shape);
+    } else if (name === 'cos_cache' || name === 'sin_cache') {
+      if (!angles) { angles = new Float32Array(n); for (let i = 0; i < n; ++i) angles[i] = rand() * 2 * Math.PI; }
+      feeds[name] = floatTensor(spec.dtype, n, spec.shape, name === 'cos_cache' ? (i) => Math.cos(angles[i]) : (i) => Math.sin(angles[i]));
+    } else {
+      feeds[name] = floatTensor(spec.dtype, n, spec.shape, () => rand() * 2 - 1);
+    }
+  }
+  return feeds;
+}
+const toNumbers = (t) => (t.type === 'float16' ? Float64Array.from(t.data, fromHalf) : Float64Array.from(t.data));
+const maxAbsDiff = (a, b) => { let m = 0; for (let i = 0; i < a.length; ++i) { const d = Math.abs(a[i] - b[i]); if (!(d <= m)) m = d; } return m; };
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const webgpu = { executionProviders: ['webgpu'], extra: { session: { disable_cpu_ep_fallback: '1' } } };
+const notPlaced = (e) => /fallback|assigned to the default CPU|not supported|NOT_IMPLEMENTED|Could not find an implementation/i.test(e);
+const timeRun = async (s, feeds) => { const t0 = process.hrtime.bigint(); await s.run(feeds); return Number(process.hrtime.bigint() - t0); };
 
+// Chain check: K-node model on the WebGPU EP vs the 1-node model applied K times on the CPU EP.
+async function check(c, gpuK, feeds) {
+  const r = { ref: 'CPU EP, 1-node model applied K times' };
+  const x = toNumbers(feeds[c.x]);
+  const yK = toNumbers((await gpuK.run(feeds))[c.output]);
+  let ref = null;
+  try {
+    const cpu = await ort.InferenceSession.create(path.join(models, c.model), { executionProviders: ['cpu'] });
+    let y = feeds[c.x];
+    for (let i = 0; i < K; ++i) y = (await cpu.run({ ...feeds, [c.x]: y }))[c.output];
+    ref = toNumbers(y);
+    await cpu.release();
+  } catch (e) {  // the CPU EP may lack a kernel (f16): same check against the WebGPU EP's 1-node model
+    r.ref = `WebGPU EP, 1-node model applied K times (CPU EP: ${String(e.message || e).split('\n')[0].slice(0, 80)})`;
+    const g1 = await ort.InferenceSession.create(path.join(models, c.model), webgpu);
+    let y = feeds[c.x];
+    for (let i = 0; i < K; ++i) y = (await g1.run({ ...feeds, [c.x]: y }))[c.output];
+    ref = toNumbers(y);
+    await g1.release();
+  }
+  let refMax = 0; for (const v of ref) refMax = Math.max(refMax, Math.abs(v));
+  r.max_abs_diff = maxAbsDiff(yK, ref);
+  r.max_abs_change = maxAbsDiff(ref, x);  // Y_K vs X: > 0 means the chain did something
+  r.max_abs_ref = refMax;
+  const tol = (c.dtype === 'float16' ? 2e-3 : 1e-5) * K * Math.max(1, refMax);  // rounding grows with K
+  r.ok = r.max_abs_diff <= tol && r.max_abs_change > 10 * tol;
+  return r;
+}
+
+// ORT's own GPU timestamps (session profiling): median duration of the RotaryEmbedding kernels, us.
+async function profiled(c, feeds, runs) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgk-ort-prof-'));
+  const s = await ort.InferenceSession.create(path.join(models, c.chain[String(K)]),
+    { ...webgpu, enableProfiling: true, profileFilePrefix: path.join(dir, 'p') });
+  for (let i = 0; i < runs; ++i) await s.run(feeds);
+  s.endProfiling();
+  await s.release();
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.json'));
+  if (!file) return { error: 'no profile file' };
+  const events = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  // GPU kernel events: category "Api" with a shapes/cache_key arg; host kernel events: cat "Node", name *_kernel_time
+  // (the first run's K events of each kind are dropped: shader compilation, first allocations)
+  const gpu = events.filter((e) => e.cat === 'Api' && e.args?.cache_key !== undefined).map((e) => e.dur).slice(K);
+  const host = events.filter((e) => e.cat === 'Node' && /^rope\d+_kernel_time$/.test(e.name)).map((e) => e.dur).slice(K);
+  return { gpu_kernel_us: gpu.length ? median(gpu) : null, gpu_kernels: gpu.length,
+    host_kernel_us: host.length ? median(host) : null, programs: [...new Set(events.filter((e) => e.args?.cache_key).map((e) => e.name))] };
+}
+
+console.log(`onnxruntime-node ${ort.env.versions?.common ?? ''}, WebGPU EP, CPU fallback disabled; ` +
+  (K >= 2 ? `chain K=${K}, ${iterations} interleaved (1-node, K-node) pairs per case` : `${iterations} runs per case`));
 const rows = [];
 for (const c of index) {
   const row = { kernel: c.kernel, case: c.case, dtype: c.dtype };
+  const sessions = [];
   try {
-    const session = await ort.InferenceSession.create(path.join(models, c.model), {
-      executionProviders: ['webgpu'],
-      extra: { session: { disable_cpu_ep_fallback: '1' } },
-    });
-    const feeds = {};
-    for (const [name, spec] of Object.entries(c.inputs)) feeds[name] = makeTensor(spec);
-    for (let i = 0; i < warmup; ++i) await session.run(feeds);
-    const times = [];
+    const chainFile = K >= 2 ? c.chain?.[String(K)] : null;
+    if (K >= 2 && !chainFile) throw new Error(`no ${K}-node model in ${models}: run make_models.py with --chain ${K}`);
+    const open = async (file, what) => {
+      try { const s = await ort.InferenceSession.create(path.join(models, file), webgpu); sessions.push(s); return s; } catch (e) {
+        const msg = String(e.message || e).split('\n')[0];
+        throw new Error(notPlaced(msg) ? `not placed on the WebGPU EP (${what}): ${msg}` : `${what}: ${msg}`);
+      }
+    };
+    const s1 = await open(c.model, '1-node model');
+    const sK = chainFile ? await open(chainFile, `${K}-node model`) : null;
+    const feeds = makeFeeds(c);
+    const xElems = c.inputs[c.x].shape.reduce((a, b) => a * b, 1);
+    if (sK && xElems <= checkMax) row.check = await check(c, sK, feeds);
+    for (let i = 0; i < warmup; ++i) { await s1.run(feeds); if (sK) await sK.run(feeds); }
+    const t1 = [], tK = [], diff = [];
+    const start = process.hrtime.bigint();
     for (let i = 0; i < iterations; ++i) {
-      const t0 = process.hrtime.bigint();
-      await session.run(feeds);
-      times.push(Number(process.hrtime.bigint() - t0));
+      if (!sK) { t1.push(await timeRun(s1, feeds)); } else if (i % 2 === 0) {
+        t1.push(await timeRun(s1, feeds)); tK.push(await timeRun(sK, feeds));
+      } else {
+        tK.push(await timeRun(sK, feeds)); t1.push(await timeRun(s1, feeds));
+      }
+      if (sK) diff.push(tK[i] - t1[i]);
+      if (caseBudgetNs && i >= 4 && Number(process.hrtime.bigint() - start) > caseBudgetNs) break;
     }
-    row.run_ns = median(times);
-    row.what = 'session.run wall time, host IO (upload + dispatch + readback)';
-    await session.release();
+    row.run_ns = row.run_1_ns = median(t1);
+    row.pairs = t1.length;
+    if (sK) {
+      row.K = K;
+      row.run_K_ns = median(tK);
+      row.per_node_us = (row.run_K_ns - row.run_1_ns) / (K - 1) / 1e3;
+      row.per_node_paired_us = median(diff) / (K - 1) / 1e3;
+      if (profile) row.profile = await profiled(c, feeds, Math.max(3, Math.min(warmup + 5, 20)));
+    }
+    row.what = sK ? `session.run wall time, host IO; per_node_us = (run_K - run_1) / (K - 1), device-resident`
+      : 'session.run wall time, host IO (upload + dispatch + readback)';
   } catch (e) {
     row.error = String(e.message || e).split('\n')[0];
   }
+  for (const s of sessions) await s.release();
   rows.push(row);
-  console.log(`${c.kernel} ${c.case}: ${row.error ? 'error: ' + row.error : (row.run_ns / 1e3).toFixed(1) + ' us'}`);
+  const us = (ns) => (ns / 1e3).toFixed(1);
+  let line = `${c.kernel} ${c.case}: `;
+  if (row.error) line += 'error: ' + row.error;
+  else {
+    line += `${us(row.run_1_ns)} us (host IO)`;
+    if (row.K) line += ` | K=${K}: run_K ${us(row.run_K_ns)} us, per node ${row.per_node_us.toFixed(2)} us (paired ${row.per_node_paired_us.toFixed(2)}), ${row.pairs} pairs`;
+    if (row.profile) {
+      line += ` | ORT profile: GPU kernel ${row.profile.gpu_kernel_us ?? '-'} us (n=${row.profile.gpu_kernels}), ` +
+        `host per node ${row.profile.host_kernel_us ?? '-'} us`;
+    }
+  }
+  console.log(line);
+  if (row.check) {
+    const k = row.check;
+    console.log(`  chain check: ${K}-node model on WebGPU vs ${k.ref}: max|diff| ${k.max_abs_diff.toExponential(2)}, ` +
+      `max|Y_K - X| ${k.max_abs_change.toFixed(3)} (max|Y_K| ${k.max_abs_ref.toFixed(3)}) -> ${k.ok ? 'ok' : 'MISMATCH'}`);
+  }
 }
-if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify({ peer: 'onnxruntime-node ' + (ort.env.versions?.common ?? ''), rows }, null, 1));
+if (jsonOut) {
+  fs.writeFileSync(jsonOut, JSON.stringify({ peer: 'onnxruntime-node ' + (ort.env.versions?.common ?? ''), K: K >= 2 ? K : null,
+    what: 'run_*_ns: median session.run wall time with host IO; per_node_us = (run_K_ns - run_1_ns) / (K - 1) / 1e3: ' +
+      'the WebGPU EP time per chained node with inputs and output on the device', rows }, null, 1));
+}

@@ -1,5 +1,5 @@
 // wgk bench [id ...] [--package DIR] [--filter S] [--json FILE] [--csv FILE] [--plot FILE.svg]
-//           [--warmup N] [--iterations N]: runs the packages' bench.json cases with device-resident
+//           [--warmup N] [--iterations N] [--rounds N] [--spin-up-ms N] [--tunable NAME=VALUE ...]: runs the packages' bench.json cases with device-resident
 // inputs and reports GPU time (timestamp queries, median), bytes moved, effective bandwidth, and its
 // ratio to a same-run WGSL vec4 copy of the same bytes; plus an empty dispatch's GPU time.
 #include <iostream>
@@ -9,6 +9,7 @@
 #include "bench_baselines.h"
 #include "bench_cases.h"
 #include "bench_report.h"
+#include "cases.h"
 #include "command.h"
 #include "runtime/boundary.h"
 #include "runtime/state.h"
@@ -24,6 +25,8 @@ struct Options {
   std::string package, filter, json, csv, plot;
   int warmup = 5, iterations = 50;
   int rounds = 3;  ///< each case and its copy baseline timed this many times, interleaved; minimum kept
+  int spin_up_ms = 200;  ///< GPU load before each case, so it is timed at sustained-load clocks
+  std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case
 };
 
 // Device-resident inputs: int64 position ids are stored as the u32 the kernels read (checked narrowing,
@@ -52,6 +55,10 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     BenchCase c = bench_case_from_json(cases[i], kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]");
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
+    for (const std::string& spec : o.tunables) {
+      auto [name, value] = parse_name_value(spec, "--tunable");
+      c.tunables.insert_or_assign(name, value);
+    }
     BenchRow row;
     row.kernel = kernel.id();
     row.name = c.name;
@@ -70,11 +77,12 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
       // GPU clocks vary between and within runs (seen on the H200: the same kernel at 43 or 103 us), and
       // noise only slows a kernel down: time the case and a same-size copy next to each other in
       // `rounds` rounds and keep the fastest of each.
-      if (o.warmup > 0) runtime::timed_call(kernel, inputs, c.attrs, o.warmup);
+      if (o.spin_up_ms > 0) spin_up(kernel.device(), o.spin_up_ms);
+      if (o.warmup > 0) runtime::timed_call(kernel, inputs, c.attrs, o.warmup, c.tunables);
       double best = 0, best_copy = 0;
       for (int r = 0; r < o.rounds; ++r) {
         const double copy_ns = reported_ns(time_copy(kernel.device(), row.x_bytes, o.warmup, o.iterations));
-        const runtime::TimedCall timed = runtime::timed_call(kernel, inputs, c.attrs, o.iterations);
+        const runtime::TimedCall timed = runtime::timed_call(kernel, inputs, c.attrs, o.iterations, c.tunables);
         const double ns = reported_ns(timed.timing);
         if (r == 0 || copy_ns < best_copy) best_copy = copy_ns;
         if (r == 0 || ns < best) {
@@ -112,6 +120,9 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   sub.add_option("--iterations", o->iterations, "timed repetitions per round")->check(CLI::Range(1, 1000000));
   sub.add_option("--rounds", o->rounds, "rounds per case, each timing the case and a same-size copy; the fastest is reported (default 3)")
       ->check(CLI::Range(1, 100));
+  sub.add_option("--spin-up-ms", o->spin_up_ms, "milliseconds of copies before each case, to time at sustained-load clocks (default 200)")
+      ->check(CLI::Range(0, 60000));
+  sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {
     auto device = Device::default_device();
     if (!device->has_timestamp_query()) {
@@ -120,6 +131,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     }
     BenchRun run;
     run.adapter = device->description();
+    run.tunables = o->tunables;
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     if (!o->package.empty()) {
       bench_package(load_kernel_directory(o->package, device), *o, run);

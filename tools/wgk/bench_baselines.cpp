@@ -2,6 +2,7 @@
 #include "bench_baselines.h"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 
 #include "runtime/state.h"
@@ -70,9 +71,14 @@ runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int w
   return time_one(gpu, {pipeline.get(), &group, 1, 1, 1}, warmup, iterations);
 }
 
+void spin_up(const std::shared_ptr<Device>& device, int ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < until) time_copy(device, std::uint64_t{32} << 20, 0, 4);
+}
+
 double reported_ns(const runtime::Timing& timing) {
   const double median = static_cast<double>(timing.median_ns());
-  if (median > 0 && static_cast<double>(timing.resolution_ns) * 10 <= median) return median;
+  if (median > 0 && static_cast<double>(timing.resolution_ns) * 100 <= median) return median;
   return timing.span_mean_ns;
 }
 

@@ -18,8 +18,12 @@ runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t b
 /// Times a dispatch of one workgroup of one invocation that writes nothing.
 runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations);
 
-/// The duration to report: the median of per-call timestamps when the timer resolves it (resolution
-/// at most a tenth of the median), else the batch mean (first begin to last end over the calls).
+/// Keeps the GPU busy with 32 MiB copies for at least `ms` milliseconds of wall time, so that timing starts
+/// at the clocks a sustained load gets (the H200 idles at 345 MHz SM clock and needs load to raise it).
+void spin_up(const std::shared_ptr<Device>& device, int ms);
+
+/// The duration to report: the median of per-call timestamps when the timer resolves it to 1% (resolution
+/// at most a hundredth of the median), else the batch mean (first begin to last end over the calls).
 double reported_ns(const runtime::Timing& timing);
 
 }  // namespace wgk::cli

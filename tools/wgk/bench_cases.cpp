@@ -34,11 +34,9 @@ BenchCase bench_case_from_json(const nlohmann::json& entry, const std::string& w
   if (!d || (*d != DType::kFloat32 && *d != DType::kFloat16)) bad(where, "`dtype` " + dtype + " is not float32/float16");
   c.dtype = *d;
   const nlohmann::json attrs = entry.value("attrs", nlohmann::json::object());
-  for (const auto& [k, v] : attrs.items()) {
-    if (v.is_number_integer()) c.attrs[k] = v.get<std::int64_t>();
-    else if (v.is_number()) c.attrs[k] = v.get<double>();
-    else bad(where + ".attrs." + k, "must be a number");
-  }
+  for (const auto& [k, v] : attrs.items()) c.attrs[k] = attribute_from_json(v, where + ".attrs." + k);
+  const nlohmann::json tunables = entry.value("tunables", nlohmann::json::object());
+  for (const auto& [k, v] : tunables.items()) c.tunables[k] = attribute_from_json(v, where + ".tunables." + k);
   if (entry.contains("tags"))
     for (const auto& t : entry["tags"]) c.tags.push_back(t.get<std::string>());
   if (!entry.contains("inputs") || !entry["inputs"].is_object()) bad(where, "`inputs` must be an object");

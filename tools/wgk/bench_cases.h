@@ -20,6 +20,7 @@ struct BenchCase {
   std::string name;
   DType dtype = DType::kFloat32;
   Attributes attrs;
+  Attributes tunables;  ///< the case's overrides of the manifest's tunables (a `--tunable` overrides these)
   std::vector<std::string> tags;
   nlohmann::json inputs;  ///< the spec; tensors are made by make_inputs (they can be large)
 };

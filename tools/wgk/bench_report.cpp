@@ -71,7 +71,7 @@ void write_json(const std::string& path, const BenchRun& run) {
     }
     rows.push_back(std::move(j));
   }
-  open_out(path) << nlohmann::json{{"adapter", run.adapter}, {"empty_dispatch_ns", run.empty_ns}, {"cases", rows}}.dump(1)
+  open_out(path) << nlohmann::json{{"adapter", run.adapter}, {"empty_dispatch_ns", run.empty_ns}, {"tunables", run.tunables}, {"cases", rows}}.dump(1)
                  << "\n";
 }
 

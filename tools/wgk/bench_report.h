@@ -29,6 +29,7 @@ struct BenchRow {
 struct BenchRun {
   std::string adapter;
   double empty_ns = 0;
+  std::vector<std::string> tunables;  ///< `--tunable` overrides applied to every case (NAME=VALUE)
   std::vector<BenchRow> rows;
 };
 

@@ -18,14 +18,6 @@ namespace {
   throw Error(ErrorKind::kContract, where + ": " + what);
 }
 
-AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number()) return v.get<double>();
-  if (v.is_boolean()) return std::int64_t{v.get<bool>()};
-  if (v.is_string()) return v.get<std::string>();
-  bad(where, "must be a number or a string, got " + v.dump());
-}
-
 // Uniform doubles in [-1, 1) from a 64-bit Mersenne Twister (the distribution is ours, so the values
 // are the same with every standard library).
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-52 - 1.0; }
@@ -37,6 +29,14 @@ HostTensor random_float(DType dtype, const Shape& shape, std::mt19937_64& rng) {
 }
 
 }  // namespace
+
+AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where) {
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number()) return v.get<double>();
+  if (v.is_boolean()) return std::int64_t{v.get<bool>()};
+  if (v.is_string()) return v.get<std::string>();
+  bad(where, "must be a number or a string, got " + v.dump());
+}
 
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option) {
   const auto eq = spec.find('=');

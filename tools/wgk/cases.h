@@ -53,6 +53,10 @@ Case case_from_folder(const std::filesystem::path& folder);
 /// variant (when given) and expected errors.
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
+/// An attribute or tunable value from test.json/bench.json: integer, number, boolean (as 0/1) or string.
+/// Throws wgk::Error (kContract) naming `where` for anything else.
+AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where);
+
 /// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
 /// integer, else a decimal number, else the string (so "0x10", "inf" and "nan" stay strings). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option);
