@@ -1,7 +1,13 @@
-// Feature names by the binary's numbering and instance creation with the binary's descriptor (abi.h).
+// Feature names by the binary's numbering, instance creation with the binary's descriptor, and device
+// requests with Dawn toggles (abi.h).
 #include "gpu/abi.h"
 
 #include <cstring>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "wgk/error.h"
 
 namespace wgk::gpu::abi {
 
@@ -44,6 +50,69 @@ WGPUInstance create_instance(bool timed_wait_any) {
   descriptor.capabilities.timedWaitAnyEnable = timed_wait_any ? 1 : 0;
   // The binary reads this layout (abi.h); the header's declared type differs, hence the cast.
   return wgpuCreateInstance(reinterpret_cast<const WGPUInstanceDescriptor*>(&descriptor));
+}
+
+namespace {
+
+std::string to_std(WGPUStringView view) {
+  if (!view.data) return {};
+  return view.length == WGPU_STRLEN ? std::string(view.data) : std::string(view.data, view.length);
+}
+
+/// One wgpuAdapterRequestDevice; the device (null when refused) and Dawn's message.
+std::pair<WGPUDevice, std::string> request_once(WGPUInstance instance, WGPUAdapter adapter,
+                                                const WGPUDeviceDescriptor& descriptor, uint64_t timeout_ns) {
+  struct Result {
+    WGPUDevice device = nullptr;
+    std::string message;
+  } result;
+  WGPURequestDeviceCallbackInfo callback{};
+  callback.mode = WGPUCallbackMode_WaitAnyOnly;
+  callback.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* out,
+                         void*) {
+    auto* r = static_cast<Result*>(out);
+    if (status == WGPURequestDeviceStatus_Success) r->device = device;
+    r->message = to_std(message);
+  };
+  callback.userdata1 = &result;
+  WGPUFutureWaitInfo info{wgpuAdapterRequestDevice(adapter, &descriptor, callback), 0};
+  switch (wgpuInstanceWaitAny(instance, 1, &info, timeout_ns)) {
+    case WGPUWaitStatus_Success:
+      break;
+    case WGPUWaitStatus_TimedOut:
+      throw Error(ErrorKind::kGpu, "gpu: timed out after " + std::to_string(timeout_ns / 1'000'000) +
+                                       " ms waiting for a device");
+    default:
+      throw Error(ErrorKind::kGpu, "gpu: wgpuInstanceWaitAny failed while waiting for a device");
+  }
+  return {result.device, std::move(result.message)};
+}
+
+}  // namespace
+
+DeviceRequest request_device(WGPUInstance instance, WGPUAdapter adapter, const WGPUDeviceDescriptor& descriptor,
+                             uint64_t timeout_ns, WGPUSType toggles_stype) {
+  const char* const disabled[] = {kTimestampQuantizationToggle};
+  WGPUDawnTogglesDescriptor toggles{};
+  toggles.chain.sType = toggles_stype;
+  toggles.chain.next = descriptor.nextInChain;
+  toggles.disabledToggleCount = 1;
+  toggles.disabledToggles = disabled;
+  WGPUDeviceDescriptor with_toggles = descriptor;
+  with_toggles.nextInChain = &toggles.chain;
+
+  DeviceRequest out;
+  auto [device, message] = request_once(instance, adapter, with_toggles, timeout_ns);
+  if (device) {
+    out.device = device;
+    return out;
+  }
+  // Refused (Dawn's reason in `message`, e.g. "Unexpected chained struct of type ..."): the same request
+  // without the toggles. If that is refused too, the toggles were not the cause: report Dawn's last message.
+  out.toggles_error = message.empty() ? "device request refused without a message" : message;
+  std::tie(out.device, out.error) = request_once(instance, adapter, descriptor, timeout_ns);
+  if (!out.device && out.error.empty()) out.error = out.toggles_error;
+  return out;
 }
 
 }  // namespace wgk::gpu::abi

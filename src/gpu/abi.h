@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace wgk::gpu::abi {
@@ -71,6 +72,47 @@ static_assert(offsetof(WGPULimits, maxComputeWorkgroupsPerDimension) == 144);
 // message, userdata1, userdata2) like 0.5.11. Evidence: abi_test QueueWorkDoneUserdata (a callback typed the
 // bun-webgpu way received a wrong userdata1 and the wait reported failure). So that header is older than the
 // binary in this respect too; only measurements decide.
+
+// ---- WGPUDawnTogglesDescriptor: AS IN 0.5.11 (sType 0x0005000A, same layout) --------------------------
+// Chained into every WGPUDeviceDescriptor (request_device below) with disabledToggles =
+// {"timestamp_quantization"}, as ONNX Runtime's WebGPU EP does: Dawn otherwise rounds every timestamp down to
+// a multiple of 65,536 ns. The toggle only affects timestamp queries (timestamps are used for benchmarks).
+// Evidence (probe on lavapipe, 2026-11-29): a device requested with sType 0x0005000A and this layout gives
+// timestamps whose largest common power-of-two divisor is 1 ns (e.g. 9050951165981, 9050952611747, ...);
+// without the struct, all are multiples of 65,536 (9050884734976 = 138105541 * 65536, ...). `wgk bench
+// --filter decode --iterations 20`: timer_resolution_ns 65536 -> 1. A wrong sType is refused, with Dawn's
+// name for the value: 0x0005000B -> "Unexpected chained struct of type
+// SType::DawnShaderModuleSPIRVOptionsDescriptor found on DeviceDescriptor chain." (0x0005000B in the header
+// too), an unknown value -> "SType::124076833". An unknown toggle NAME is silently ignored (timestamps
+// stay quantized), so only the timestamps prove it: abi_test DawnTogglesDisableTimestampQuantization.
+// `strings libwebgpu_wrapper.so` lists "DawnTogglesDescriptor" and "timestamp_quantization".
+inline constexpr WGPUSType kSTypeDawnTogglesDescriptor = static_cast<WGPUSType>(0x0005000A);
+inline constexpr const char* kTimestampQuantizationToggle = "timestamp_quantization";
+static_assert(WGPUSType_DawnTogglesDescriptor == 0x0005000A);
+static_assert(sizeof(WGPUDawnTogglesDescriptor) == 48 && offsetof(WGPUDawnTogglesDescriptor, enabledToggleCount) == 16 &&
+              offsetof(WGPUDawnTogglesDescriptor, disabledToggleCount) == 32 &&
+              offsetof(WGPUDawnTogglesDescriptor, disabledToggles) == 40);
+
+// WGPUDeviceLostReason: as in 0.5.11. A refused device request ALSO calls the descriptor's device-lost
+// callback, with FailedCreation = 4 and "Failed to create device: <reason>" (probe above, 2026-11-29), before
+// the request callback reports Error (3). Device-lost callbacks must ignore it when a retry follows.
+static_assert(WGPUDeviceLostReason_FailedCreation == 4 && WGPURequestDeviceStatus_Error == 3);
+
+/// The outcome of request_device.
+struct DeviceRequest {
+  WGPUDevice device = nullptr;  ///< null: Dawn refused the device even without the toggles (reason in `error`)
+  std::string error;            ///< Dawn's message for the last refused request
+  std::string toggles_error;    ///< non-empty: Dawn refused the toggles descriptor (its message); the device
+                                ///< was then requested again without it (timestamps stay quantized)
+};
+
+/// wgpuAdapterRequestDevice with `descriptor` plus a DawnTogglesDescriptor (sType `toggles_stype`) that
+/// disables "timestamp_quantization", chained in front of descriptor.nextInChain. If Dawn refuses that
+/// request, requests again with `descriptor` unchanged (graceful fallback, reason in toggles_error).
+/// `toggles_stype` is a parameter only so that tests can force the fallback. Waits at most `timeout_ns` per
+/// request; throws wgk::Error kGpu when a wait fails or times out.
+DeviceRequest request_device(WGPUInstance instance, WGPUAdapter adapter, const WGPUDeviceDescriptor& descriptor,
+                             uint64_t timeout_ns, WGPUSType toggles_stype = kSTypeDawnTogglesDescriptor);
 
 // ---- Same in header and binary (verified by use in tests; listed so a reader knows they were checked) --
 // WGPUBackendType (Vulkan 6, OpenGLES 8), WGPUAdapterType (CPU 3), WGPUAdapterInfo (96 bytes, subgroup

@@ -244,6 +244,7 @@ struct Device::State {
   std::string uncaptured;  // uncaptured errors since the last check
   bool lost = false;
   std::string lost_message;
+  std::string toggles_error;  // why Dawn refused the toggles descriptor; empty when accepted
 
   ~State() {
     if (queue) wgpuQueueRelease(queue);
@@ -385,7 +386,10 @@ Device::Device(const DeviceOptions& given) : state_(std::make_unique<State>()) {
   descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
   descriptor.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
                                                   WGPUStringView message, void* state, void*) {
-    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    // FailedCreation: a refused request (abi::request_device then retries, or the constructor throws).
+    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled ||
+        reason == WGPUDeviceLostReason_FailedCreation)
+      return;
     auto* st = static_cast<State*>(state);
     st->lost = true;
     st->lost_message = to_std(message);
@@ -399,22 +403,14 @@ Device::Device(const DeviceOptions& given) : state_(std::make_unique<State>()) {
   };
   descriptor.uncapturedErrorCallbackInfo.userdata1 = &s;
 
-  struct Result {
-    WGPUDevice device = nullptr;
-    std::string message;
-  } result;
-  WGPURequestDeviceCallbackInfo callback{};
-  callback.mode = WGPUCallbackMode_WaitAnyOnly;
-  callback.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* out,
-                         void*) {
-    auto* r = static_cast<Result*>(out);
-    if (status == WGPURequestDeviceStatus_Success) r->device = device;
-    r->message = to_std(message);
-  };
-  callback.userdata1 = &result;
-  wait_future(s.instance, wgpuAdapterRequestDevice(s.adapter, &descriptor, callback), kDefaultTimeout, "a device");
-  if (!result.device) fail(ErrorKind::kGpu, "wgpuAdapterRequestDevice failed on " + s.info.device + ": " + result.message);
-  s.device = result.device;
+  // With Dawn's "timestamp_quantization" toggle disabled (full-resolution timestamps); without it if Dawn
+  // refuses the toggles descriptor (abi.h), the reason kept in toggles_error.
+  abi::DeviceRequest request = abi::request_device(s.instance, s.adapter, descriptor,
+                                                   static_cast<uint64_t>(kDefaultTimeout.count()));
+  if (!request.device)
+    fail(ErrorKind::kGpu, "wgpuAdapterRequestDevice failed on " + s.info.device + ": " + request.error);
+  s.device = request.device;
+  s.toggles_error = std::move(request.toggles_error);
   s.queue = wgpuDeviceGetQueue(s.device);
 
   WGPULimits device_limits{};
@@ -439,6 +435,7 @@ Device& Device::default_device() {
 const AdapterInfo& Device::adapter_info() const { return state_->info; }
 const Features& Device::features() const { return state_->features; }
 const Limits& Device::limits() const { return state_->limits; }
+const std::string& Device::toggles_error() const { return state_->toggles_error; }
 std::optional<uint64_t> Device::limit(std::string_view name) const {
   for (const auto& [key, value] : state_->limits)
     if (key == name) return value;

@@ -101,7 +101,10 @@ class Device {
  public:
   /// Picks an adapter (DeviceOptions, environment) and creates a device that enables shader-f16,
   /// timestamp-query and subgroups when the adapter has them, with the adapter's limits as required
-  /// limits (so maxStorageBufferBindingSize/maxBufferSize are the adapter's, not WebGPU's defaults).
+  /// limits (so maxStorageBufferBindingSize/maxBufferSize are the adapter's, not WebGPU's defaults),
+  /// and with Dawn's "timestamp_quantization" toggle disabled, so timestamps are not rounded to
+  /// 65,536 ns (as ONNX Runtime's WebGPU EP does). If Dawn refuses the toggle, the device is created
+  /// without it: see toggles_error().
   /// Throws kNotFound (no matching adapter; the message lists those found) or kGpu.
   explicit Device(const DeviceOptions& options = {});
   ~Device();
@@ -119,6 +122,9 @@ class Device {
   const Limits& limits() const;
   /// One limit by WebGPU name; nullopt for an unknown name.
   std::optional<uint64_t> limit(std::string_view name) const;
+  /// Empty when Dawn accepted the device toggles (timestamp_quantization off: full-resolution timestamps);
+  /// otherwise Dawn's reason for refusing them, and this device's timestamps are quantized to 65,536 ns.
+  const std::string& toggles_error() const;
 
   /// A buffer of `size` bytes (> 0, <= maxBufferSize), zero-filled. kGpu on Dawn failure (e.g. OOM).
   Buffer create_buffer(uint64_t size, BufferUsage usage, std::string_view label = {});

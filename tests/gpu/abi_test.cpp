@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gpu/abi.h"
 #include "gpu/device.h"
@@ -224,9 +225,182 @@ TEST(Abi, TimestampQuerySet) {
   EXPECT_LE(t[0], t[1]);
   EXPECT_LE(t[1], t[2]);
   EXPECT_LE(t[2], t[3]);
-  // Not t[3] > t[0]: Dawn quantizes timestamps to 65,536 ns, and on the H200 both passes can end inside one
-  // quantum (seen). Zero is what a wrong query type or feature value gives.
+  // Not t[3] > t[0]: where Dawn quantizes timestamps to 65,536 ns (its default; our devices turn that off,
+  // but fall back to it if Dawn refuses, abi.h), both passes can end inside one quantum (seen on the H200
+  // before the toggle was off). Zero is what a wrong query type or feature value gives.
   EXPECT_GT(t[0], 0u) << "timestamps are zero: the query type or feature is wrong";
+}
+
+// ---- Dawn toggles: "timestamp_quantization" off (abi.h) --------------------------------------------------
+constexpr uint64_t kQuantum = 65536;  // Dawn's timestamp quantization step, in ns
+constexpr const char* kBusyWgsl = R"(
+@group(0) @binding(0) var<storage, read_write> y : array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id : vec3<u32>) {
+  var acc = id.x;
+  for (var i = 0u; i < 1000u; i++) { acc = acc * 1664525u + 1013904223u; }
+  y[id.x] = acc;
+})";
+constexpr uint32_t kSubmits = 4, kPassesPerSubmit = 8;  // 64 timestamps
+
+size_t count_off_quantum(const std::vector<uint64_t>& t) {
+  size_t n = 0;
+  for (uint64_t v : t) n += v % kQuantum != 0;
+  return n;
+}
+
+// Timestamps of kSubmits submits of kPassesPerSubmit busy passes on a raw device (begin, end per pass).
+std::vector<uint64_t> raw_timestamps(WGPUInstance instance, WGPUDevice device) {
+  auto view = [](const char* text) { return WGPUStringView{text, WGPU_STRLEN}; };
+  WGPUQueue queue = wgpuDeviceGetQueue(device);
+  WGPUShaderSourceWGSL source{};
+  source.chain.sType = WGPUSType_ShaderSourceWGSL;
+  source.code = view(kBusyWgsl);
+  WGPUShaderModuleDescriptor module_descriptor{};
+  module_descriptor.nextInChain = &source.chain;
+  WGPUShaderModule module = wgpuDeviceCreateShaderModule(device, &module_descriptor);
+  WGPUComputePipelineDescriptor pipeline_descriptor{};
+  pipeline_descriptor.compute.module = module;
+  pipeline_descriptor.compute.entryPoint = view("main");
+  WGPUComputePipeline pipeline = wgpuDeviceCreateComputePipeline(device, &pipeline_descriptor);
+  WGPUBufferDescriptor buffer_descriptor{};
+  buffer_descriptor.size = 4 * 64 * 64;
+  buffer_descriptor.usage = WGPUBufferUsage_Storage;
+  WGPUBuffer y = wgpuDeviceCreateBuffer(device, &buffer_descriptor);
+  WGPUBindGroupEntry entry{};
+  entry.binding = 0;
+  entry.buffer = y;
+  entry.size = WGPU_WHOLE_SIZE;
+  WGPUBindGroupLayout layout = wgpuComputePipelineGetBindGroupLayout(pipeline, 0);
+  WGPUBindGroupDescriptor group_descriptor{};
+  group_descriptor.layout = layout;
+  group_descriptor.entryCount = 1;
+  group_descriptor.entries = &entry;
+  WGPUBindGroup group = wgpuDeviceCreateBindGroup(device, &group_descriptor);
+  constexpr uint32_t queries = 2 * kPassesPerSubmit;
+  WGPUQuerySetDescriptor query_descriptor{};
+  query_descriptor.type = WGPUQueryType_Timestamp;
+  query_descriptor.count = queries;
+  WGPUQuerySet query_set = wgpuDeviceCreateQuerySet(device, &query_descriptor);
+  buffer_descriptor.size = 8 * queries;
+  buffer_descriptor.usage = WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
+  WGPUBuffer resolve = wgpuDeviceCreateBuffer(device, &buffer_descriptor);
+  buffer_descriptor.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  WGPUBuffer readback = wgpuDeviceCreateBuffer(device, &buffer_descriptor);
+
+  std::vector<uint64_t> out;
+  for (uint32_t submit = 0; submit < kSubmits; ++submit) {
+    WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(device, nullptr);
+    for (uint32_t i = 0; i < kPassesPerSubmit; ++i) {
+      WGPUPassTimestampWrites writes{};
+      writes.querySet = query_set;
+      writes.beginningOfPassWriteIndex = 2 * i;
+      writes.endOfPassWriteIndex = 2 * i + 1;
+      WGPUComputePassDescriptor pass_descriptor{};
+      pass_descriptor.timestampWrites = &writes;
+      WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(encoder, &pass_descriptor);
+      wgpuComputePassEncoderSetPipeline(pass, pipeline);
+      wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
+      wgpuComputePassEncoderDispatchWorkgroups(pass, 64, 1, 1);
+      wgpuComputePassEncoderEnd(pass);
+      wgpuComputePassEncoderRelease(pass);
+    }
+    wgpuCommandEncoderResolveQuerySet(encoder, query_set, 0, queries, resolve, 0);
+    wgpuCommandEncoderCopyBufferToBuffer(encoder, resolve, 0, readback, 0, 8 * queries);
+    WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
+    wgpuQueueSubmit(queue, 1, &commands);
+    wgpuCommandBufferRelease(commands);
+    wgpuCommandEncoderRelease(encoder);
+    WGPUBufferMapCallbackInfo map{};
+    map.mode = WGPUCallbackMode_WaitAnyOnly;
+    map.callback = [](WGPUMapAsyncStatus status, WGPUStringView, void* ok, void*) {
+      *static_cast<bool*>(ok) = status == WGPUMapAsyncStatus_Success;
+    };
+    bool mapped = false;
+    map.userdata1 = &mapped;
+    WGPUFutureWaitInfo info{wgpuBufferMapAsync(readback, WGPUMapMode_Read, 0, 8 * queries, map), 0};
+    EXPECT_EQ(wgpuInstanceWaitAny(instance, 1, &info, 10'000'000'000ull), WGPUWaitStatus_Success);
+    EXPECT_TRUE(mapped);
+    if (!mapped) break;
+    const auto* t = static_cast<const uint64_t*>(wgpuBufferGetConstMappedRange(readback, 0, 8 * queries));
+    out.insert(out.end(), t, t + queries);
+    wgpuBufferUnmap(readback);
+  }
+  wgpuBufferRelease(readback);
+  wgpuBufferRelease(resolve);
+  wgpuQuerySetRelease(query_set);
+  wgpuBindGroupRelease(group);
+  wgpuBindGroupLayoutRelease(layout);
+  wgpuBufferRelease(y);
+  wgpuComputePipelineRelease(pipeline);
+  wgpuShaderModuleRelease(module);
+  wgpuQueueRelease(queue);
+  return out;
+}
+
+// WGPUDawnTogglesDescriptor (sType 0x0005000A, 0.5.11 layout) really disables "timestamp_quantization":
+// with it, some of 64 timestamps are not multiples of 65,536 ns (all 64 would be by chance with probability
+// 2^-1024 on a 1 ns clock); with the fallback (a refused sType), all are (the control: Dawn's default
+// quantization, so the first half of the test tells the two apart), and the refusal comes back as
+// toggles_error instead of a failed device.
+TEST(Abi, DawnTogglesDisableTimestampQuantization) {
+  WGPUInstance instance = abi::create_instance(true);
+  WGPUAdapter adapter = first_adapter(instance);
+  ASSERT_NE(adapter, nullptr);
+  if (!wgpuAdapterHasFeature(adapter, abi::kTimestampQuery)) {
+    wgpuAdapterRelease(adapter);
+    wgpuInstanceRelease(instance);
+    GTEST_SKIP() << "adapter has no timestamp-query";
+  }
+  const WGPUFeatureName features[] = {abi::kTimestampQuery};
+  WGPUDeviceDescriptor descriptor{};
+  descriptor.requiredFeatureCount = 1;
+  descriptor.requiredFeatures = features;
+
+  abi::DeviceRequest with = abi::request_device(instance, adapter, descriptor, 5'000'000'000ull);
+  ASSERT_NE(with.device, nullptr) << with.error;
+  EXPECT_EQ(with.toggles_error, "") << "Dawn refused the toggles descriptor";
+  const std::vector<uint64_t> fine = raw_timestamps(instance, with.device);
+  ASSERT_EQ(fine.size(), 2u * kSubmits * kPassesPerSubmit);
+  EXPECT_GT(count_off_quantum(fine), 0u) << "every timestamp is a multiple of 65,536 ns: the toggle was not applied"
+                                         << " (first: " << fine[0] << ")";
+  wgpuDeviceRelease(with.device);
+
+  // An sType the binary does not know: refused ("Unexpected chained struct ..."), then the fallback device.
+  abi::DeviceRequest fallback =
+      abi::request_device(instance, adapter, descriptor, 5'000'000'000ull, static_cast<WGPUSType>(0x0005FFFF));
+  ASSERT_NE(fallback.device, nullptr) << fallback.error;
+  EXPECT_NE(fallback.toggles_error.find("Unexpected chained struct"), std::string::npos) << fallback.toggles_error;
+  EXPECT_EQ(fallback.error, "");
+  const std::vector<uint64_t> coarse = raw_timestamps(instance, fallback.device);
+  ASSERT_EQ(coarse.size(), 2u * kSubmits * kPassesPerSubmit);
+  EXPECT_EQ(count_off_quantum(coarse), 0u) << "Dawn no longer quantizes by default: abi.h may be stale";
+  EXPECT_GT(coarse[0], 0u);
+  wgpuDeviceRelease(fallback.device);
+  wgpuAdapterRelease(adapter);
+  wgpuInstanceRelease(instance);
+}
+
+// The public path: every gpu::Device is created with the toggle off, so its timestamps (Device::submit,
+// read_timestamps) are not all multiples of 65,536 ns.
+TEST(Abi, DeviceTimestampsNotQuantized) {
+  Device device;
+  if (!device.features().timestamp_query) GTEST_SKIP() << device.adapter_info().device << " has no timestamp-query";
+  EXPECT_EQ(device.toggles_error(), "");
+  ComputePipeline pipeline = device.create_compute_pipeline(kBusyWgsl, "busy");
+  Buffer y = device.create_buffer(4 * 64 * 64, BufferUsage::kStorage);
+  const BindGroupEntry entries[] = {{0, &y}};
+  BindGroup group = device.create_bind_group(pipeline, entries);
+  const std::vector<Dispatch> passes(kPassesPerSubmit, Dispatch{&pipeline, &group, 64, 1, 1});
+  TimestampQuery query = device.create_timestamp_query(kPassesPerSubmit);
+  std::vector<uint64_t> all;
+  for (uint32_t submit = 0; submit < kSubmits; ++submit) {
+    device.submit(passes, &query);
+    const std::vector<uint64_t> t = device.read_timestamps(query);
+    all.insert(all.end(), t.begin(), t.end());
+  }
+  ASSERT_EQ(all.size(), 2u * kSubmits * kPassesPerSubmit);
+  EXPECT_GT(count_off_quantum(all), 0u) << "every timestamp is a multiple of 65,536 ns: timestamp_quantization is on"
+                                        << " (first: " << all[0] << ")";
 }
 
 }  // namespace
