@@ -25,7 +25,7 @@ struct Options {
   std::string package, filter, json, csv, plot;
   int warmup = 5, iterations = 50;
   int rounds = 3;  ///< each case and its copy baseline timed this many times, interleaved; minimum kept
-  int spin_up_ms = 200;  ///< GPU load before each case, so it is timed at sustained-load clocks
+  int spin_up_ms = 1000;  ///< GPU load before each case, so it is timed at sustained-load clocks
   std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case
 };
 
@@ -120,7 +120,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   sub.add_option("--iterations", o->iterations, "timed repetitions per round")->check(CLI::Range(1, 1000000));
   sub.add_option("--rounds", o->rounds, "rounds per case, each timing the case and a same-size copy; the fastest is reported (default 3)")
       ->check(CLI::Range(1, 100));
-  sub.add_option("--spin-up-ms", o->spin_up_ms, "milliseconds of copies before each case, to time at sustained-load clocks (default 200)")
+  sub.add_option("--spin-up-ms", o->spin_up_ms, "milliseconds of copies before each case, to time at sustained-load clocks (default 1000)")
       ->check(CLI::Range(0, 60000));
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {

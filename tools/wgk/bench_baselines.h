@@ -18,8 +18,10 @@ runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t b
 /// Times a dispatch of one workgroup of one invocation that writes nothing.
 runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations);
 
-/// Keeps the GPU busy with 32 MiB copies for at least `ms` milliseconds of wall time, so that timing starts
-/// at the clocks a sustained load gets (the H200 idles at 345 MHz SM clock and needs load to raise it).
+/// Keeps the GPU's queue full of 64 MiB copies for at least `ms` milliseconds of wall time, so that timing
+/// starts at the clocks a sustained load gets: on the H200 under Vulkan, nvidia-smi reported the "GPU idle"
+/// clock event and 345-540 MHz SM clock through whole `wgk bench` runs, against 1980 MHz under CUDA.
+/// Throws wgk::Error (kGpu) from the device.
 void spin_up(const std::shared_ptr<Device>& device, int ms);
 
 /// The duration to report: the median of per-call timestamps when the timer resolves it to 1% (resolution
