@@ -1,5 +1,6 @@
 #include "runtime/boundary.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -65,6 +66,20 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
 void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range) {
   const std::int64_t n = numel(host.shape);
   for (std::int64_t i = 0; i < n; ++i) check_range_element(input, i, element_as_int(host, i), range);
+}
+
+std::optional<IntRange> int_range(const HostTensor& host) {
+  const std::int64_t n = numel(host.shape);
+  if ((host.dtype != DType::kInt64 && host.dtype != DType::kUInt32) || n == 0 ||
+      host.data.size() != static_cast<std::size_t>(n) * dtype_size(host.dtype))
+    return std::nullopt;
+  IntRange r{element_as_int(host, 0), element_as_int(host, 0)};
+  for (std::int64_t i = 1; i < n; ++i) {
+    const std::int64_t v = element_as_int(host, i);
+    r.min = std::min(r.min, v);
+    r.max = std::max(r.max, v);
+  }
+  return r;
 }
 
 }  // namespace wgk::runtime

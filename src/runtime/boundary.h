@@ -3,6 +3,8 @@
 // length against shape, checked int64 -> uint32 narrowing, and `valueRange` bounds (ONNX spec:
 // position_ids index rows of the caches; seed card: negative positions are rejected at the boundary).
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +12,11 @@
 #include "wgk/tensor.h"
 
 namespace wgk::runtime {
+
+/// The smallest and largest element of an integer tensor.
+struct IntRange {
+  std::int64_t min = 0, max = 0;
+};
 
 /// Throws wgk::Error (kInvalidArgument) when `host.data` is not numel(shape) * dtype_size bytes,
 /// naming the input, the shape and both byte counts.
@@ -23,5 +30,8 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
 
 /// Checks an already-uint32 or int64 tensor against `range` without narrowing.
 void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range);
+
+/// [min, max] of an int64 or uint32 tensor's elements; nullopt for other dtypes or no elements.
+std::optional<IntRange> int_range(const HostTensor& host);
 
 }  // namespace wgk::runtime

@@ -141,8 +141,9 @@ bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
   runtime::check_data_size("upload", host);
   std::lock_guard lock(device->state().mutex);
-  return DeviceTensor(host.dtype, host.shape,
-                      runtime::make_buffer(device, host.data.size(), host.data, "upload"));
+  auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");
+  buffer->int_range = runtime::int_range(host);  // range checks of this tensor then need no read-back
+  return DeviceTensor(host.dtype, host.shape, std::move(buffer));
 }
 
 HostTensor DeviceTensor::read() const {
@@ -248,11 +249,19 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                       " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
     } else if (arg.device()->buffer()->device.get() != k.device.get()) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
-    } else if (range) {
-      // A device-resident input with a valueRange (position ids) is read back and checked: the kernels
-      // index caches with it, and an unchecked row would give a silently wrong answer. This waits for
-      // the GPU; pass such inputs as host data to avoid the wait.
-      check_value_range(name, arg.device()->read(), *range);
+    } else if (range && arg.device()->numel() > 0) {
+      // A device-resident input with a valueRange (position ids) is checked too: the kernels index caches
+      // with it, and an unchecked row would give a silently wrong answer. Its [min, max] is known from the
+      // upload, or read back once (a wait for the GPU) and remembered by its buffer.
+      DeviceBuffer& buffer = *arg.device()->buffer();
+      std::optional<IntRange> known;
+      {
+        std::lock_guard range_lock(buffer.int_range_mutex);
+        if (!buffer.int_range) buffer.int_range = int_range(arg.device()->read());
+        known = buffer.int_range;
+      }
+      if (!known || known->min < range->min || known->max > range->max)
+        check_value_range(name, arg.device()->read(), *range);  // names the first element out of range
     }
     staged.push_back(std::move(st));
   }

@@ -3,6 +3,7 @@
 // Kernel::call and the timed calls of src/runtime/timing.h.
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "contract/contract.h"
 #include "contract/plan.h"
 #include "gpu/device.h"
+#include "runtime/boundary.h"
 #include "store/store.h"
 #include "wgk/kernel.h"
 
@@ -57,6 +59,11 @@ struct DeviceBuffer {
   std::shared_ptr<Device> device;
   gpu::Buffer buffer;
   std::uint64_t bytes = 0;  ///< the tensor's bytes (the allocation is rounded up to 16)
+  /// [min, max] of an integer tensor's elements once known: set at upload from the host data, or by the
+  /// first range check that reads the buffer back. Valid for the buffer's life: a DeviceTensor's
+  /// contents never change after the call or upload that made it (outputs always get fresh buffers).
+  std::optional<IntRange> int_range;
+  std::mutex int_range_mutex;
   ~DeviceBuffer();
 };
 

@@ -10,6 +10,7 @@
 
 #include "call_helpers.h"
 #include "reference/by_op.h"
+#include "runtime/state.h"
 
 namespace wgk::testing {
 namespace {
@@ -467,6 +468,40 @@ TEST(BadInputInputs, DevicePositionsPastCacheAreRefused) {
   in.erase("positionIds");
   in.emplace("positionIds", DeviceTensor::upload(pos_u32, k.device()));
   expect_error([&] { (void)k(in, c.attrs); }, {"positionIds[1] = 1000000", "out of range", "dim(shapes.cos, 0) - 1"});
+}
+
+TEST(BadInputInputs, DevicePositionsRecheckedAgainstEachCallsCaches) {
+  // The [min, max] a device tensor's buffer remembers (from its upload) is compared with each call's
+  // own bound: ids {0, 3, 2} fit caches of 4 rows, and the same tensor with caches of 3 rows is refused
+  // at index 1 (3 > 3 - 1).
+  Call c = onnx_rank4();
+  const Kernel& k = onnx_kernel();
+  Inputs in = inputs_of(c);
+  in.erase("positionIds");
+  in.emplace("positionIds", DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 3}, std::vector<std::uint32_t>{0, 3, 2}),
+                                                 k.device()));
+  EXPECT_NO_THROW((void)k(in, c.attrs));
+  c.cos = f32({3, 4});
+  c.sin = f32({3, 4});
+  Inputs small = inputs_of(c);
+  small.erase("positionIds");
+  small.emplace("positionIds", in.at("positionIds"));
+  expect_error([&] { (void)k(small, c.attrs); }, {"positionIds[1] = 3", "out of range", "[0, 2]"});
+}
+
+TEST(BadInputInputs, DevicePositionsWithoutARecordedRangeAreReadBack) {
+  // A tensor whose range is not known (as for ids a GPU kernel wrote) is read back and checked.
+  Call c = onnx_rank4();
+  const Kernel& k = onnx_kernel();
+  DeviceTensor ids = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 3}, std::vector<std::uint32_t>{0, 9, 2}), k.device());
+  ids.buffer()->int_range.reset();
+  Inputs in = inputs_of(c);
+  in.erase("positionIds");
+  in.emplace("positionIds", ids);
+  expect_error([&] { (void)k(in, c.attrs); }, {"positionIds[1] = 9", "out of range"});
+  ASSERT_TRUE(ids.buffer()->int_range.has_value());  // remembered for the next call
+  EXPECT_EQ(ids.buffer()->int_range->min, 0);
+  EXPECT_EQ(ids.buffer()->int_range->max, 9);
 }
 
 }  // namespace
