@@ -6,6 +6,8 @@ usage: make_models.py OUT_DIR [--filter S] [--chain K]   (needs the `onnx` Pytho
 
 For each case it writes OUT_DIR/<kernel>__<case>.onnx and an index OUT_DIR/cases.json with the input
 specs (ONNX input names, shapes, dtypes, random-int ranges), which ort_webgpu.mjs and torch_rope.py read.
+--filter S: the cases whose "<kernel>/<case>" (e.g. "ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32") contains
+S, or with S = "A|B|..." any of A, B, ... (as ort_webgpu.mjs --filter).
 --chain K (K >= 2) also writes OUT_DIR/<kernel>__<case>__chain<K>.onnx: K RotaryEmbedding nodes in series
 (node i's output is node i+1's x; cos, sin and position ids are the shared graph inputs; same attributes;
 graph inputs and output named as in the one-node model), recorded in cases.json as "chain": {"K": file}.
@@ -14,6 +16,13 @@ with the host transfers cancelled out.
 Models: ai.onnx RotaryEmbedding opset 23 (X, cos_cache, sin_cache, position_ids; attrs interleaved,
 num_heads, rotary_embedding_dim) and com.microsoft RotaryEmbedding (input, position_ids, cos_cache,
 sin_cache; same attrs) as the ONNX spec and ORT's ContribOperators.md define them.
+Always (whatever --filter) it also writes OUT_DIR/spin.onnx, the model that ort_webgpu.mjs runs back to back
+to keep the GPU busy before timing (--spin-up-ms): inputs x float32 [1] and n int64 [1]; Expand(x, n) ->
+float32 [n]; SPIN_NODES elementwise nodes in series (Mul 0.75, Add 0.25, Sin, repeated; each reads and
+writes the whole [n] tensor); Reshape [1024, -1]; ReduceMax axis 1 -> [1024]; ReduceMax -> scalar output y.
+n (a multiple of 1024) is chosen at run time, so one model fits both a fast GPU and lavapipe; with n = 2^26
+(256 MiB per tensor) one run moves SPIN_NODES * 512 MiB through memory with 12 bytes up and 4 bytes back.
+Opset 17, IR 8 (onnx 1.12 knows them; no checker either).
 """
 import json
 import os
@@ -29,6 +38,28 @@ PACKAGES = {
 }
 # bench.json names -> ONNX names
 RENAME = {"x": {"": "X", "com.microsoft": "input"}, "cos": "cos_cache", "sin": "sin_cache", "positionIds": "position_ids"}
+
+
+SPIN_NODES = 32
+
+
+def save_spin(out):
+    one = lambda name, v: helper.make_tensor(name, TensorProto.FLOAT, [], [v])
+    inits = [one("c_mul", 0.75), one("c_add", 0.25), helper.make_tensor("rows", TensorProto.INT64, [2], [1024, -1])]
+    nodes = [helper.make_node("Expand", ["x", "n"], ["e0"], name="expand")]
+    for i in range(SPIN_NODES):
+        op = ("Mul", "Add", "Sin")[i % 3]
+        ins = [f"e{i}"] + ({"Mul": ["c_mul"], "Add": ["c_add"]}.get(op, []))
+        nodes.append(helper.make_node(op, ins, [f"e{i + 1}"], name=f"{op.lower()}{i}"))
+    nodes += [helper.make_node("Reshape", [f"e{SPIN_NODES}", "rows"], ["r"], name="reshape"),
+              helper.make_node("ReduceMax", ["r"], ["m"], name="reduce_rows", axes=[1], keepdims=0),
+              helper.make_node("ReduceMax", ["m"], ["y"], name="reduce_all", keepdims=0)]
+    graph = helper.make_graph(nodes, "spin", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1]),
+                                              helper.make_tensor_value_info("n", TensorProto.INT64, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out, "spin.onnx"))
 
 
 def onnx_name(name, domain):
@@ -47,7 +78,7 @@ def main():
     for pkg, (domain, opset, order) in PACKAGES.items():
         bench = json.load(open(os.path.join(ROOT, "kernels", pkg, "build", "webgpu", "bench.json")))
         for case in bench["cases"]:
-            if filt not in case["name"]:
+            if not any(f in f"{pkg}/{case['name']}" for f in filt.split("|")):
                 continue
             ftype = TensorProto.FLOAT if case["dtype"] == "float32" else TensorProto.FLOAT16
             specs = {}
@@ -89,7 +120,9 @@ def main():
                 save(chain, entry["chain"][str(chain)])
             index.append(entry)
     json.dump(index, open(os.path.join(out, "cases.json"), "w"), indent=1)
-    print(f"{len(index)} cases in {out}" + (f" (1-node and {chain}-node chained models)" if chain else ""))
+    save_spin(out)
+    print(f"{len(index)} cases in {out}" + (f" (1-node and {chain}-node chained models)" if chain else "") +
+          f", and spin.onnx ({SPIN_NODES} elementwise nodes on an [n] float32 tensor)")
 
 
 if __name__ == "__main__":

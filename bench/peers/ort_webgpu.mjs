@@ -2,6 +2,9 @@
 //
 // usage: node bench/peers/ort_webgpu.mjs [--filter S] [--iterations N] [--warmup N] [--json FILE]
 //        [--models DIR] [--chain K] [--check-max N] [--case-budget-s S] [--profile]
+//        [--spin-up-ms N] [--spin-elems N]
+//   --filter S        the cases whose "<kernel>/<case>" (e.g. "ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32")
+//                     contains S, or with S = "A|B|..." any of A, B, ... (make_models.py reads it the same way)
 //   --models DIR      cases.json + models from make_models.py (made with the same --chain K); default: made
 //                     now into a temporary folder with $PYTHON or /usr/bin/python3
 //   --chain K         K-node chained model to time against the 1-node model (default: the K that DIR's
@@ -14,7 +17,27 @@
 //                     numbers: the median GPU timestamp duration per RotaryEmbedding kernel (whole us: ORT
 //                     rounds; with profiling on, ORT puts each dispatch in its own compute pass unless the
 //                     adapter has timestamps inside passes) and the median host time per node (the EP's
-//                     encode cost); the first run is dropped
+//                     encode cost); the first run is dropped (shader compilation), then the spin-up (below)
+//                     runs again and the remaining runs are counted; gpu_kernel_us_by_run in the JSON holds
+//                     each counted run's median, to show whether the clocks fall from run to run
+//   --spin-up-ms N    keep the GPU busy for N ms before each case's warmup pairs, and again (after the
+//                     profiling session's first run) right before the counted --profile runs: the spin model
+//                     DIR/spin.onnx (make_models.py writes it) run back to back, `await session.run` in a loop
+//                     until N ms have passed, through ORT itself (same process, same Dawn device: ORT's
+//                     WebGPU EP shares one device between sessions). Default 1000; 0 = off. Why: on the H200
+//                     (NVIDIA, Vulkan through Dawn) the GPU stays at idle clocks (SM 345-540 MHz, nvidia-smi
+//                     clock event "GPU idle") unless the queue is kept full for about a second; `wgk bench`
+//                     runs a 1 s spin-up of back-to-back copies before each case (its times fell 2.5x), so
+//                     ORT's kernels are timed after the same kind of spin-up. The spin model: Expand of a
+//                     float32 [1] input to [n], 32 elementwise nodes (Mul, Add, Sin) over the [n] tensor, two
+//                     ReduceMax to a scalar; 12 bytes up and 4 back per run, all nodes on the WebGPU EP (CPU
+//                     fallback disabled, checked when it is opened). n is calibrated once: the smallest
+//                     power of 4 from 2^16 whose run (fastest of 3) takes at least max(20 ms, 10x the run at
+//                     n = 1024, the host overhead), at most --spin-elems. If spin.onnx is missing or cannot be
+//                     placed, the script says so and runs without spin-up. Each row records the spin-ups done
+//                     (ms, runs).
+//   --spin-elems N    largest n of the spin model (default 67108864 = 2^26: 256 MiB per float32 tensor, one
+//                     run moves 32 x 512 MiB through memory; on lavapipe the calibration stops far below)
 // env:   ORT_NODE = path of the onnxruntime-node package (default tests/oracles/node_modules/onnxruntime-node)
 //
 // What it measures. onnxruntime-node has no WebGPU GPU-buffer tensors (Tensor.fromGpuBuffer needs a
@@ -34,8 +57,11 @@
 // WebGPU EP cannot place fails ("not placed") instead of silently running on the CPU.
 //
 // stdout: one line per case "<kernel> <case>: <run_1> us (host IO) | K=..: run_K .. us, per node .. us"
-// (bench/peers/perf_table.py reads the first number). --json FILE: {peer, K, rows: [{kernel, case, dtype,
-// run_ns (= run_1_ns), run_1_ns, run_K_ns, K, per_node_us, per_node_paired_us, pairs, check, error}]}.
+// (bench/peers/perf_table.py reads the first number). --json FILE (rewritten after each case; complete: false
+// until the last): {peer, K, spin_up_ms, complete, rows: [{kernel, case, dtype,
+// run_ns (= run_1_ns), run_1_ns, run_K_ns, K, per_node_us, per_node_paired_us, pairs, check, profile,
+// spin_up: {ms (the option), warmup: {ms, runs}, profile: {ms, runs}}, error}], spin: {model, n, run_ms,
+// tiny_run_ms, calibration} or {error}}.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -58,6 +84,8 @@ const chainArg = opt('--chain', undefined);
 const checkMax = Number(opt('--check-max', '65536'));
 const caseBudgetNs = Number(opt('--case-budget-s', '0')) * 1e9;
 const profile = args.includes('--profile');
+const spinUpMs = Number(opt('--spin-up-ms', '1000'));
+const spinElemsMax = Number(opt('--spin-elems', String(2 ** 26)));
 let models = opt('--models', '');
 const madeNow = !models;
 if (!models) {
@@ -66,7 +94,8 @@ if (!models) {
   execFileSync(process.env.PYTHON || '/usr/bin/python3', [path.join(here, 'make_models.py'), models, '--filter', filter,
     ...(k >= 2 ? ['--chain', String(k)] : [])], { stdio: 'inherit' });
 }
-const index = JSON.parse(fs.readFileSync(path.join(models, 'cases.json'), 'utf8')).filter((c) => c.case.includes(filter));
+const index = JSON.parse(fs.readFileSync(path.join(models, 'cases.json'), 'utf8'))
+  .filter((c) => filter.split('|').some((f) => `${c.kernel}/${c.case}`.includes(f)));
 const chainInDir = index.find((c) => c.chain)?.chain;
 const K = chainArg !== undefined ? Number(chainArg) : chainInDir ? Number(Object.keys(chainInDir)[0]) : madeNow ? 17 : 0;
 if (chainArg === undefined && !K) console.log(`no chained models in ${models} (make_models.py --chain K): host-IO times only`);
@@ -74,8 +103,9 @@ if (chainArg === undefined && !K) console.log(`no chained models in ${models} (m
 // Seeded xorshift so runs are reproducible; floats uniform in [-1, 1).
 let seed = 0x9e3779b9;
 const rand = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return (seed >>> 0) / 4294967296; };
+const halfF = new Float32Array(1), halfU = new Uint32Array(halfF.buffer);  // shared: no allocation per element
 function toHalf(f) {  // float32 -> IEEE binary16 bits (round to nearest; values here are in [-1, 1])
-  const b = new Float32Array([f]); const u = new Uint32Array(b.buffer)[0];
+  halfF[0] = f; const u = halfU[0];
   const sign = (u >>> 16) & 0x8000; let e = ((u >>> 23) & 0xff) - 127 + 15; let m = u & 0x7fffff;
   if (e <= 0) return sign;  // flush tiny values (|f| < 2^-14) to zero: harmless for timing
   let h = sign | (e << 10) | (m >>> 13); if ((m & 0x1fff) > 0x1000 || ((m & 0x1fff) === 0x1000 && (h & 1))) h += 1;
@@ -152,11 +182,14 @@ async function check(c, gpuK, feeds) {
 }
 
 // ORT's own GPU timestamps (session profiling): median duration of the RotaryEmbedding kernels, us.
-async function profiled(c, feeds, runs) {
+async function profiled(c, feeds, runs, row) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgk-ort-prof-'));
   const s = await ort.InferenceSession.create(path.join(models, c.chain[String(K)]),
     { ...webgpu, enableProfiling: true, profileFilePrefix: path.join(dir, 'p') });
-  for (let i = 0; i < runs; ++i) await s.run(feeds);
+  await s.run(feeds);  // dropped below (shader compilation, first allocations)
+  const spun = await spinUp();
+  if (spun && row.spin_up) row.spin_up.profile = spun;
+  for (let i = 1; i < runs; ++i) await s.run(feeds);
   s.endProfiling();
   await s.release();
   const file = fs.readdirSync(dir).find((f) => f.endsWith('.json'));
@@ -167,13 +200,68 @@ async function profiled(c, feeds, runs) {
   // (the first run's K events of each kind are dropped: shader compilation, first allocations)
   const gpu = events.filter((e) => e.cat === 'Api' && e.args?.cache_key !== undefined).map((e) => e.dur).slice(K);
   const host = events.filter((e) => e.cat === 'Node' && /^rope\d+_kernel_time$/.test(e.name)).map((e) => e.dur).slice(K);
-  return { gpu_kernel_us: gpu.length ? median(gpu) : null, gpu_kernels: gpu.length,
+  const byRun = []; for (let i = 0; i + K <= gpu.length; i += K) byRun.push(median(gpu.slice(i, i + K)));
+  return { gpu_kernel_us: gpu.length ? median(gpu) : null, gpu_kernels: gpu.length, gpu_kernel_us_by_run: byRun,
     host_kernel_us: host.length ? median(host) : null, programs: [...new Set(events.filter((e) => e.args?.cache_key).map((e) => e.name))] };
+}
+
+// Spin-up: the spin model run back to back for spinUpMs (see the header). Opened and calibrated once.
+let spin = null, spinFeeds = null;
+const spinInfo = { model: path.join(models, 'spin.onnx') };
+const spinInput = (n) => ({ x: new ort.Tensor('float32', new Float32Array([0.5]), [1]),
+  n: new ort.Tensor('int64', new BigInt64Array([BigInt(n)]), [1]) });
+async function spinUp() {
+  if (!spin) return null;
+  const t0 = process.hrtime.bigint(); let runs = 0, ms = 0;
+  do { await spin.run(spinFeeds); ++runs; ms = Number(process.hrtime.bigint() - t0) / 1e6; } while (ms < spinUpMs);
+  return { ms: Math.round(ms), runs };
+}
+if (spinUpMs > 0) {
+  try {
+    if (!fs.existsSync(spinInfo.model)) throw new Error(`${spinInfo.model} is missing (make_models.py writes it)`);
+    try { spin = await ort.InferenceSession.create(spinInfo.model, webgpu); } catch (e) {
+      const msg = String(e.message || e).split('\n')[0];
+      throw new Error(notPlaced(msg) ? `not placed on the WebGPU EP: ${msg}` : msg);
+    }
+    const timeSpin = async (n) => {
+      const f = spinInput(n); await spin.run(f);  // first run at this n: allocations (and, at n = 1024, shaders)
+      let best = Infinity;  // the fastest of 3 runs: a busy host (lavapipe) would otherwise pick n too small
+      for (let i = 0; i < 3; ++i) {
+        const t0 = process.hrtime.bigint(); const y = (await spin.run(f)).y;
+        best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+        if (!Number.isFinite(y.data[0])) throw new Error(`spin model output ${y.data[0]}`);
+      }
+      return best;
+    };
+    spinInfo.tiny_run_ms = await timeSpin(1024);
+    const target = Math.max(20, 10 * spinInfo.tiny_run_ms);
+    spinInfo.calibration = [];
+    let n = Math.max(1024, Math.min(2 ** 16, Math.floor(spinElemsMax / 1024) * 1024)), ms = 0;
+    for (;;) {
+      ms = await timeSpin(n);
+      spinInfo.calibration.push([n, +ms.toFixed(2)]);
+      if (ms >= target || n * 4 > spinElemsMax) break;
+      n *= 4;
+    }
+    spinInfo.n = n; spinInfo.run_ms = +ms.toFixed(2); spinInfo.tiny_run_ms = +spinInfo.tiny_run_ms.toFixed(2);
+    spinFeeds = spinInput(n);
+    console.log(`spin-up: ${spinUpMs} ms of spin.onnx runs before each case${profile ? ' and before the profiled runs' : ''}; n = ${n} ` +
+      `(${n * 4 / 2 ** 20} MiB per tensor): ${spinInfo.run_ms} ms per run (n = 1024: ${spinInfo.tiny_run_ms} ms)`);
+  } catch (e) {
+    spinInfo.error = String(e.message || e).split('\n')[0];
+    if (spin) { await spin.release(); spin = null; }
+    console.log(`spin-up: off (${spinInfo.error})`);
+  }
 }
 
 console.log(`onnxruntime-node ${ort.env.versions?.common ?? ''}, WebGPU EP, CPU fallback disabled; ` +
   (K >= 2 ? `chain K=${K}, ${iterations} interleaved (1-node, K-node) pairs per case` : `${iterations} runs per case`));
 const rows = [];
+const writeJson = () => jsonOut && fs.writeFileSync(jsonOut, JSON.stringify({
+  peer: 'onnxruntime-node ' + (ort.env.versions?.common ?? ''), K: K >= 2 ? K : null,
+  what: 'run_*_ns: median session.run wall time with host IO; per_node_us = (run_K_ns - run_1_ns) / (K - 1) / 1e3: ' +
+    'the WebGPU EP time per chained node with inputs and output on the device',
+  spin_up_ms: spin ? spinUpMs : 0, spin: spinUpMs > 0 ? spinInfo : null, complete: rows.length === index.length, rows }, null, 1));
 for (const c of index) {
   const row = { kernel: c.kernel, case: c.case, dtype: c.dtype };
   const sessions = [];
@@ -191,6 +279,7 @@ for (const c of index) {
     const feeds = makeFeeds(c);
     const xElems = c.inputs[c.x].shape.reduce((a, b) => a * b, 1);
     if (sK && xElems <= checkMax) row.check = await check(c, sK, feeds);
+    if (spin) row.spin_up = { ms: spinUpMs, warmup: await spinUp() };
     for (let i = 0; i < warmup; ++i) { await s1.run(feeds); if (sK) await sK.run(feeds); }
     const t1 = [], tK = [], diff = [];
     const start = process.hrtime.bigint();
@@ -210,7 +299,7 @@ for (const c of index) {
       row.run_K_ns = median(tK);
       row.per_node_us = (row.run_K_ns - row.run_1_ns) / (K - 1) / 1e3;
       row.per_node_paired_us = median(diff) / (K - 1) / 1e3;
-      if (profile) row.profile = await profiled(c, feeds, Math.max(3, Math.min(warmup + 5, 20)));
+      if (profile) row.profile = await profiled(c, feeds, Math.max(3, Math.min(warmup + 5, 20)), row);
     }
     row.what = sK ? `session.run wall time, host IO; per_node_us = (run_K - run_1) / (K - 1), device-resident`
       : 'session.run wall time, host IO (upload + dispatch + readback)';
@@ -226,19 +315,18 @@ for (const c of index) {
     line += `${us(row.run_1_ns)} us (host IO)`;
     if (row.K) line += ` | K=${K}: run_K ${us(row.run_K_ns)} us, per node ${row.per_node_us.toFixed(2)} us (paired ${row.per_node_paired_us.toFixed(2)}), ${row.pairs} pairs`;
     if (row.profile) {
-      line += ` | ORT profile: GPU kernel ${row.profile.gpu_kernel_us ?? '-'} us (n=${row.profile.gpu_kernels}), ` +
-        `host per node ${row.profile.host_kernel_us ?? '-'} us`;
+      line += ` | ORT profile: GPU kernel ${row.profile.gpu_kernel_us ?? '-'} us (n=${row.profile.gpu_kernels}; ` +
+        `by run ${row.profile.gpu_kernel_us_by_run?.join('/') ?? '-'}), host per node ${row.profile.host_kernel_us ?? '-'} us`;
     }
   }
+  if (row.spin_up) line += ` | spin-up ${row.spin_up.warmup.ms} ms` + (row.spin_up.profile ? `, ${row.spin_up.profile.ms} ms` : '');
   console.log(line);
   if (row.check) {
     const k = row.check;
     console.log(`  chain check: ${K}-node model on WebGPU vs ${k.ref}: max|diff| ${k.max_abs_diff.toExponential(2)}, ` +
       `max|Y_K - X| ${k.max_abs_change.toFixed(3)} (max|Y_K| ${k.max_abs_ref.toFixed(3)}) -> ${k.ok ? 'ok' : 'MISMATCH'}`);
   }
+  writeJson();  // after every case, so a run cut short (timeout) keeps the cases done
 }
-if (jsonOut) {
-  fs.writeFileSync(jsonOut, JSON.stringify({ peer: 'onnxruntime-node ' + (ort.env.versions?.common ?? ''), K: K >= 2 ? K : null,
-    what: 'run_*_ns: median session.run wall time with host IO; per_node_us = (run_K_ns - run_1_ns) / (K - 1) / 1e3: ' +
-      'the WebGPU EP time per chained node with inputs and output on the device', rows }, null, 1));
-}
+writeJson();
+if (spin) await spin.release();

@@ -2,12 +2,14 @@
 """Markdown table + gnuplot SVG for docs/PERF.md from `wgk bench --json`, torch_rope.py --json and
 ort_webgpu.mjs --json output.
 
-usage: perf_table.py --wgk A.json [B.json ...] [--torch T.json] [--ort O.json] [--svg OUT.svg] > table.md
+usage: perf_table.py --wgk A.json [B.json ...] [--torch T.json] [--ort O.json ...] [--svg OUT.svg] > table.md
 
 Several wgk JSON files (separate processes of one device call): each case keeps the process where it ran
 fastest, with that process's same-round copy (the H200's clocks change between processes, and noise only
 slows a kernel down). Peer columns: torch.compile and eager (CUDA events, torch_rope.py), and ONNX Runtime's
-WebGPU EP per chained node (ort_webgpu.mjs: (run of K nodes - run of 1 node) / (K - 1), device-resident).
+WebGPU EP: the fastest per case over the ORT files given, of its own profiler's GPU time per RotaryEmbedding
+kernel (ort_webgpu.mjs --profile) and the time per chained node, marked "(chain)": (run of K nodes - run of 1
+node) / (K - 1), which includes ORT's host time where the GPU does not hide it.
 "vs" columns are peer time / our time (above 1: we are faster).
 """
 import argparse
@@ -19,7 +21,7 @@ import tempfile
 ap = argparse.ArgumentParser()
 ap.add_argument("--wgk", nargs="+", required=True)
 ap.add_argument("--torch")
-ap.add_argument("--ort")
+ap.add_argument("--ort", nargs="+", default=[])
 ap.add_argument("--svg")
 a = ap.parse_args()
 
@@ -33,13 +35,34 @@ for run in runs:
         if key not in best or r["gpu_ns"] < best[key]["gpu_ns"]:
             best[key] = r
 torch = {(r["kernel"], r["case"]): r for r in json.load(open(a.torch))["rows"]} if a.torch else {}
-ort = {(r["kernel"], r["case"]): r for r in json.load(open(a.ort))["rows"]} if a.ort else {}
-
 nan = float("nan")
+ort = {}
+
+
+def ort_us(row):
+    prof = (row.get("profile") or {}).get("gpu_kernel_us")
+    return (prof, True) if prof is not None else (row.get("per_node_us", nan), False)
+
+
+for f in a.ort:
+    for r in json.load(open(f))["rows"]:
+        key = (r["kernel"], r["case"])
+        old = ort.get(key)
+        us, prof = ort_us(r)
+        if us != us:
+            continue
+        if old is None or us < ort_us(old)[0]:
+            ort[key] = r
+
+def num(v, spec, suffix=""):
+    """v formatted, or a dash when it was not measured (NaN)."""
+    return "-" if v != v else format(v, spec) + suffix
+
+
 print(f"Adapter: {runs[0]['adapter']}; empty dispatch {min(r['empty_dispatch_ns'] for r in runs) / 1e3:.2f} us; "
       f"best of {len(runs)} process(es) per case\n")
 print("| package | case | variant | GPU us | GB/s | % copy | x empty | torch.compile us | vs compile | eager us "
-      "| ORT EP us/node | vs ORT |")
+      "| ORT EP us | vs ORT |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 series = {}
 order = [(r["kernel"].split("/")[-1], r["case"]) for r in runs[0]["cases"]]
@@ -52,10 +75,12 @@ for key in order:
     t = torch.get(key, {})
     comp = t.get("compile_ns", nan) / 1e3
     eager = t.get("eager_ns", nan) / 1e3
-    o = ort.get(key, {}).get("per_node_us", nan)
+    o, prof = ort_us(ort.get(key, {}))
+    o_text = num(o, ".1f", "" if prof else " (chain)")
     pkg = "ai.onnx" if k.startswith("ai.onnx") else "com.microsoft"
     print(f"| {pkg} | {case} | {r['variant']} | {us:.1f} | {r['gbps']:.0f} | {r['pct_of_copy']:.0f} | "
-          f"{r['x_empty_dispatch']:.2f} | {comp:.1f} | {comp / us:.2f}x | {eager:.1f} | {o:.1f} | {o / us:.2f}x |")
+          f"{r['x_empty_dispatch']:.2f} | {num(comp, '.1f')} | {num(comp / us, '.2f', 'x')} | {num(eager, '.1f')} | "
+          f"{o_text} | {num(o / us, '.2f', 'x')} |")
     series.setdefault(f"{pkg} {r['variant']} {r['dtype']}", []).append((r["bytes"] / 1e6, r["gbps"]))
     series.setdefault("vec4 copy (same rounds)", []).append((r["copy_bytes"] / 1e6, r["copy_gbps"]))
 
