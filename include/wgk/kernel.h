@@ -74,8 +74,10 @@ class DeviceTensor {
   std::future<HostTensor> read_async() const;
 
   const std::shared_ptr<runtime::DeviceBuffer>& buffer() const { return buffer_; }
-  DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer)
-      : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+  /// A view of `buffer` as `dtype` x `shape`. Throws wgk::Error kInvalidArgument when the shape has a
+  /// negative dimension or needs more bytes than the buffer's tensor holds (a view past them would read
+  /// padding or another tensor's stale bytes).
+  DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer);
 
  private:
   DType dtype_ = DType::kFloat32;

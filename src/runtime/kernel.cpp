@@ -138,6 +138,18 @@ bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; 
 
 // ---- DeviceTensor -------------------------------------------------------------------------------
 
+DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer)
+    : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {
+  for (std::int64_t d : shape_)
+    if (d < 0) throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: shape " + shape_string(shape_) + " has a negative dimension");
+  const std::uint64_t need = static_cast<std::uint64_t>(numel()) * dtype_size(dtype_);
+  const std::uint64_t have = buffer_ ? buffer_->bytes : 0;
+  if (need > have)
+    throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: " + std::string(dtype_name(dtype_)) + " " + shape_string(shape_) +
+                                                 " needs " + std::to_string(need) + " bytes, its buffer holds " +
+                                                 std::to_string(have));
+}
+
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
   runtime::check_data_size("upload", host);
   std::lock_guard lock(device->state().mutex);

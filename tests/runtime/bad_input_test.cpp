@@ -489,6 +489,16 @@ TEST(BadInputInputs, DevicePositionsRecheckedAgainstEachCallsCaches) {
   expect_error([&] { (void)k(small, c.attrs); }, {"positionIds[1] = 3", "out of range", "[0, 2]"});
 }
 
+TEST(BadInputInputs, DeviceTensorViewPastItsBufferIsRefused) {
+  // A view needing more bytes than its buffer's tensor holds would read padding or a pooled buffer's
+  // stale bytes (found by a fresh-clone tester: ids {0} viewed as (1, 4) gathered rows from old data).
+  const Kernel& k = onnx_kernel();
+  DeviceTensor one = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{0}), k.device());
+  expect_error([&] { DeviceTensor(DType::kUInt32, {1, 4}, one.buffer()); }, {"uint32", "[1, 4]", "needs 16 bytes", "holds 4"});
+  expect_error([&] { DeviceTensor(DType::kUInt32, {1, -4}, one.buffer()); }, {"negative"});
+  EXPECT_NO_THROW(DeviceTensor(DType::kUInt32, {1}, one.buffer()));
+}
+
 TEST(BadInputInputs, DevicePositionsWithoutARecordedRangeAreReadBack) {
   // A tensor whose range is not known (as for ids a GPU kernel wrote) is read back and checked.
   Call c = onnx_rank4();
