@@ -26,7 +26,8 @@ struct Options {
   int warmup = 5, iterations = 50;
   int rounds = 3;  ///< each case and its copy baseline timed this many times, interleaved; minimum kept
   int spin_up_ms = 1000;  ///< GPU load before each case, so it is timed at sustained-load clocks
-  std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case
+  std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case, as given
+  Attributes overrides;               ///< the same parsed
 };
 
 // Device-resident inputs: int64 position ids are stored as the u32 the kernels read (checked narrowing,
@@ -55,10 +56,7 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     BenchCase c = bench_case_from_json(cases[i], kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]");
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
-    for (const std::string& spec : o.tunables) {
-      auto [name, value] = parse_name_value(spec, "--tunable");
-      c.tunables.insert_or_assign(name, value);
-    }
+    for (const auto& [name, value] : o.overrides) c.tunables.insert_or_assign(name, value);
     BenchRow row;
     row.kernel = kernel.id();
     row.name = c.name;
@@ -131,7 +129,16 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     }
     BenchRun run;
     run.adapter = device->description();
-    run.tunables = o->tunables;
+    for (const std::string& spec : o->tunables) {
+      auto [name, value] = parse_name_value(spec, "--tunable");
+      if (!o->overrides.emplace(name, std::move(value)).second)
+        throw Error(ErrorKind::kInvalidArgument, "--tunable " + name + " is given twice");
+    }
+    for (const auto& [name, value] : o->overrides)
+      run.tunables.push_back(name + "=" + std::visit([](const auto& v) {
+                               if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return v;
+                               else return std::to_string(v);
+                             }, value));
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     if (!o->package.empty()) {
       bench_package(load_kernel_directory(o->package, device), *o, run);
@@ -149,6 +156,10 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     int failed = 0;
     for (const auto& r : run.rows) failed += !r.error.empty();
     std::cout << run.rows.size() - failed << " ran, " << failed << " skipped\n";
+    if (run.rows.size() == static_cast<std::size_t>(failed)) {
+      std::cerr << "wgk bench: no case ran" << (run.rows.empty() ? " (no case matches --filter)" : "") << "\n";
+      return 1;
+    }
     return 0;
   };
 }

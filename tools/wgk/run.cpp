@@ -17,7 +17,7 @@ namespace wgk::cli {
 WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, variant, time and error vs the CPU reference") {
   struct Options {
     std::string id, package, out;
-    std::vector<std::string> inputs, attrs;
+    std::vector<std::string> inputs, attrs, tunables;
     int version = 1;
     std::string revision;
     int repeat = 10;
@@ -30,6 +30,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
   sub.add_option("--package", o->package, "load this package folder instead of the store");
   sub.add_option("--input,-i", o->inputs, "name=file.npy, or file.safetensors holding named tensors")->required();
   sub.add_option("--attr,-a", o->attrs, "attribute k=v (integer or float)");
+  sub.add_option("--tunable", o->tunables, "tunable NAME=VALUE (e.g. ROW_ORDER=token, F16_STORAGE=packed, WORKGROUP_SIZE=64)");
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
   sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)")->check(CLI::Range(0, 1000000));
   sub.add_option("--tolerance", o->tolerance,
@@ -86,14 +87,20 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     CallInfo info;
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
-    Outputs outputs = kernel.call(inputs, attrs, {}, &info);
+    Attributes tunables;
+    for (const std::string& spec : o->tunables) {
+      auto [name, value] = parse_name_value(spec, "--tunable");
+      if (!tunables.emplace(name, std::move(value)).second)
+        throw Error(ErrorKind::kInvalidArgument, "--tunable " + name + " is given twice");
+    }
+    Outputs outputs = kernel.call(inputs, attrs, tunables, &info);
     std::map<std::string, HostTensor, std::less<>> results;
     for (const auto& [name, t] : outputs) results[name] = t.read();
     const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     double repeat_ms = 0;
     if (o->repeat > 0) {
       t0 = clock::now();
-      for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, {}, nullptr);
+      for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, tunables, nullptr);
       outputs.begin()->second.read();
       repeat_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count() / o->repeat;
     }
