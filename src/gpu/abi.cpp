@@ -52,12 +52,25 @@ WGPUInstance create_instance(bool timed_wait_any) {
   return wgpuCreateInstance(reinterpret_cast<const WGPUInstanceDescriptor*>(&descriptor));
 }
 
-namespace {
-
 std::string to_std(WGPUStringView view) {
   if (!view.data) return {};
   return view.length == WGPU_STRLEN ? std::string(view.data) : std::string(view.data, view.length);
 }
+
+void wait_future(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns, std::string_view what) {
+  WGPUFutureWaitInfo info{future, 0};
+  switch (wgpuInstanceWaitAny(instance, 1, &info, timeout_ns)) {
+    case WGPUWaitStatus_Success:
+      return;
+    case WGPUWaitStatus_TimedOut:
+      throw Error(ErrorKind::kGpu, "gpu: timed out after " + std::to_string(timeout_ns / 1'000'000) + " ms waiting for " +
+                                       std::string(what));
+    default:
+      throw Error(ErrorKind::kGpu, "gpu: wgpuInstanceWaitAny failed while waiting for " + std::string(what));
+  }
+}
+
+namespace {
 
 /// One wgpuAdapterRequestDevice; the device (null when refused) and Dawn's message.
 std::pair<WGPUDevice, std::string> request_once(WGPUInstance instance, WGPUAdapter adapter,
@@ -75,16 +88,7 @@ std::pair<WGPUDevice, std::string> request_once(WGPUInstance instance, WGPUAdapt
     r->message = to_std(message);
   };
   callback.userdata1 = &result;
-  WGPUFutureWaitInfo info{wgpuAdapterRequestDevice(adapter, &descriptor, callback), 0};
-  switch (wgpuInstanceWaitAny(instance, 1, &info, timeout_ns)) {
-    case WGPUWaitStatus_Success:
-      break;
-    case WGPUWaitStatus_TimedOut:
-      throw Error(ErrorKind::kGpu, "gpu: timed out after " + std::to_string(timeout_ns / 1'000'000) +
-                                       " ms waiting for a device");
-    default:
-      throw Error(ErrorKind::kGpu, "gpu: wgpuInstanceWaitAny failed while waiting for a device");
-  }
+  wait_future(instance, wgpuAdapterRequestDevice(adapter, &descriptor, callback), timeout_ns, "a device");
   return {result.device, std::move(result.message)};
 }
 

@@ -98,6 +98,13 @@ static_assert(sizeof(WGPUDawnTogglesDescriptor) == 48 && offsetof(WGPUDawnToggle
 // the request callback reports Error (3). Device-lost callbacks must ignore it when a retry follows.
 static_assert(WGPUDeviceLostReason_FailedCreation == 4 && WGPURequestDeviceStatus_Error == 3);
 
+/// The text of a WGPUStringView (null data: empty; length WGPU_STRLEN: NUL-terminated).
+std::string to_std(WGPUStringView view);
+
+/// Waits for one future with wgpuInstanceWaitAny (the instance has TimedWaitAny). Throws wgk::Error kGpu
+/// ("gpu: timed out after N ms waiting for <what>", or the wait's failure). `what` names the operation.
+void wait_future(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns, std::string_view what);
+
 /// The outcome of request_device.
 struct DeviceRequest {
   WGPUDevice device = nullptr;  ///< null: Dawn refused the device even without the toggles (reason in `error`)

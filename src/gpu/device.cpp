@@ -15,12 +15,10 @@
 namespace wgk::gpu {
 namespace {
 
+using abi::to_std;
+
 [[noreturn]] void fail(ErrorKind kind, const std::string& message) { throw Error(kind, "gpu: " + message); }
 
-std::string to_std(WGPUStringView view) {
-  if (!view.data) return {};
-  return view.length == WGPU_STRLEN ? std::string(view.data) : std::string(view.data, view.length);
-}
 WGPUStringView to_view(std::string_view text) { return WGPUStringView{text.data(), text.size()}; }
 
 uint64_t round_up4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
@@ -31,22 +29,9 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-std::string ms(Timeout timeout) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count()) + " ms";
-}
-
 /// Waits for one future; kGpu on timeout or wait error. `what` names the operation waited for.
 void wait_future(WGPUInstance instance, WGPUFuture future, Timeout timeout, std::string_view what) {
-  WGPUFutureWaitInfo info{future, 0};
-  const auto ns = static_cast<uint64_t>(std::max<int64_t>(0, timeout.count()));
-  switch (wgpuInstanceWaitAny(instance, 1, &info, ns)) {
-    case WGPUWaitStatus_Success:
-      return;
-    case WGPUWaitStatus_TimedOut:
-      fail(ErrorKind::kGpu, "timed out after " + ms(timeout) + " waiting for " + std::string(what));
-    default:
-      fail(ErrorKind::kGpu, "wgpuInstanceWaitAny failed while waiting for " + std::string(what));
-  }
+  abi::wait_future(instance, future, static_cast<uint64_t>(std::max<int64_t>(0, timeout.count())), what);
 }
 
 std::string backend_name(WGPUBackendType type) {
