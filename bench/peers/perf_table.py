@@ -7,9 +7,9 @@ usage: perf_table.py --wgk A.json [B.json ...] [--torch T.json] [--ort O.json ..
 Several wgk JSON files (separate processes of one device call): each case keeps the process where it ran
 fastest, with that process's same-round copy (the H200's clocks change between processes, and noise only
 slows a kernel down). Peer columns: torch.compile and eager (CUDA events, torch_rope.py), and ONNX Runtime's
-WebGPU EP: the fastest per case over the ORT files given, of its own profiler's GPU time per RotaryEmbedding
-kernel (ort_webgpu.mjs --profile) and the time per chained node, marked "(chain)": (run of K nodes - run of 1
-node) / (K - 1), which includes ORT's host time where the GPU does not hide it.
+WebGPU EP: per ORT file and case, its own profiler's GPU time per RotaryEmbedding kernel (ort_webgpu.mjs
+--profile) when the file has it, else the time per chained node, marked "(chain)": (run of K nodes - run of 1
+node) / (K - 1), which includes ORT's host time where the GPU does not hide it; across files, the fastest.
 "vs" columns are peer time / our time (above 1: we are faster).
 """
 import argparse
@@ -40,6 +40,8 @@ ort = {}
 
 
 def ort_us(row):
+    """ORT's profiled GPU time when the row has one, else its chained per-node time: (us, from the profile).
+    (A chain resolves decode sizes only: at prefill sizes the host transfers' noise swamps it.)"""
     prof = (row.get("profile") or {}).get("gpu_kernel_us")
     return (prof, True) if prof is not None else (row.get("per_node_us", nan), False)
 
@@ -65,7 +67,7 @@ print("| package | case | variant | GPU us | GB/s | % copy | x empty | torch.com
       "| ORT EP us | vs ORT |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 series = {}
-order = [(r["kernel"].split("/")[-1], r["case"]) for r in runs[0]["cases"]]
+order = list(dict.fromkeys((r["kernel"].split("/")[-1], r["case"]) for run in runs for r in run["cases"]))
 for key in order:
     r = best.get(key)
     if r is None:
