@@ -26,6 +26,9 @@ using Shape = std::vector<std::int64_t>;
 /// Product of the dimensions (1 for rank 0). Throws wgk::Error (kInvalidArgument) on a negative
 /// dimension or an element count past 2^62.
 std::int64_t numel(const Shape& shape);
+/// numel(shape) * dtype_size(dtype): the bytes such a tensor holds. Throws wgk::Error (kInvalidArgument) as
+/// numel does, and past 2^62 bytes.
+std::uint64_t tensor_bytes(DType dtype, const Shape& shape);
 /// "[2, 4, 3, 8]".
 std::string shape_string(const Shape& shape);
 

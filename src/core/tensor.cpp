@@ -47,6 +47,15 @@ std::int64_t numel(const Shape& shape) {
   return n;
 }
 
+std::uint64_t tensor_bytes(DType dtype, const Shape& shape) {
+  const std::int64_t n = numel(shape);
+  const auto size = static_cast<std::int64_t>(dtype_size(dtype));
+  if (n > (std::int64_t{1} << 62) / size)
+    throw Error(ErrorKind::kInvalidArgument, std::string(dtype_name(dtype)) + " shape " + shape_string(shape) +
+                                                 " needs more than 2^62 bytes");
+  return static_cast<std::uint64_t>(n * size);
+}
+
 std::string shape_string(const Shape& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {

@@ -33,8 +33,12 @@ void check_range_element(std::string_view input, std::int64_t index, std::int64_
 }  // namespace
 
 void check_data_size(std::string_view input, const HostTensor& host) {
-  const std::int64_t n = numel(host.shape);
-  const std::uint64_t want = static_cast<std::uint64_t>(n) * dtype_size(host.dtype);
+  std::uint64_t want = 0;
+  try {
+    want = tensor_bytes(host.dtype, host.shape);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::kInvalidArgument, "input " + std::string(input) + ": " + e.what());
+  }
   if (host.data.size() != want)
     throw Error(ErrorKind::kInvalidArgument,
                 "input " + std::string(input) + ": " + std::string(dtype_name(host.dtype)) + " shape " +

@@ -140,10 +140,14 @@ bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; 
 
 DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer)
     : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {
-  for (std::int64_t d : shape_)
-    if (d < 0) throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: shape " + shape_string(shape_) + " has a negative dimension");
-  const std::uint64_t need = static_cast<std::uint64_t>(numel()) * dtype_size(dtype_);
-  const std::uint64_t have = buffer_ ? buffer_->bytes : 0;
+  if (!buffer_) throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: no buffer");
+  std::uint64_t need = 0;
+  try {
+    need = tensor_bytes(dtype_, shape_);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::kInvalidArgument, std::string("DeviceTensor: ") + e.what());
+  }
+  const std::uint64_t have = buffer_->bytes;
   if (need > have)
     throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: " + std::string(dtype_name(dtype_)) + " " + shape_string(shape_) +
                                                  " needs " + std::to_string(need) + " bytes, its buffer holds " +
@@ -161,12 +165,12 @@ DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<
 HostTensor DeviceTensor::read() const {
   if (!buffer_) throw Error(ErrorKind::kInvalidArgument, "reading an empty DeviceTensor");
   HostTensor host{dtype_, shape_, {}};
-  host.data.resize(buffer_->bytes);
+  host.data.resize(tensor_bytes(dtype_, shape_));  // a view may cover a prefix of its buffer
   if (host.data.empty()) return host;
   auto& state = buffer_->device->state();
   std::lock_guard lock(state.mutex);
   // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
-  std::vector<std::byte> words((buffer_->bytes + 3) & ~std::uint64_t{3});
+  std::vector<std::byte> words((host.data.size() + 3) & ~std::size_t{3});
   state.gpu.read(buffer_->buffer, 0, words);
   std::memcpy(host.data.data(), words.data(), host.data.size());
   return host;
@@ -255,6 +259,8 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
       check_data_size(name, *host);
       if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
       else if (range) check_value_range(name, *host, *range);
+    } else if (!arg.device()->buffer()) {
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (no buffer)");
     } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
       throw Error(ErrorKind::kInvalidArgument,
                   "input " + name + ": a device-resident " + std::string(dtype_name(arg.dtype())) +

@@ -499,6 +499,30 @@ TEST(BadInputInputs, DeviceTensorViewPastItsBufferIsRefused) {
   EXPECT_NO_THROW(DeviceTensor(DType::kUInt32, {1}, one.buffer()));
 }
 
+TEST(BadInputInputs, DeviceTensorWithoutBufferOrWithOverflowingBytesIsRefused) {
+  // A second tester's findings: a zero-size view over no buffer crashed the call; shapes whose byte count
+  // wraps past 2^64 (2^62 uint32 elements) passed the size checks and let a range past the cache through.
+  const Kernel& k = onnx_kernel();
+  DeviceTensor one = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {4}, std::vector<std::uint32_t>{1, 2, 3, 4}), k.device());
+  expect_error([&] { DeviceTensor(DType::kFloat32, {1, 1, 0, 8}, nullptr); }, {"no buffer"});
+  expect_error([&] { DeviceTensor(DType::kUInt32, {std::int64_t{1} << 62}, one.buffer()); }, {"[4611686018427387904]", "2^62 bytes"});
+  Call c = onnx_rank4();
+  c.cos = HostTensor{DType::kFloat32, {std::int64_t{1} << 60, 4}, {}};  // no data: 2^62 elements, 2^64 bytes
+  c.sin = c.cos;
+  expect_error([&] { run(onnx_kernel(), c); }, {"cos", "[1152921504606846976, 4]", "2^62 bytes"});
+}
+
+TEST(BadInputInputs, DeviceTensorPrefixViewReadsItsOwnBytes) {
+  // read() of a view returns numel * dtype_size bytes, not its whole buffer.
+  const Kernel& k = onnx_kernel();
+  DeviceTensor four = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {4}, std::vector<std::uint32_t>{7, 8, 9, 10}), k.device());
+  HostTensor two = DeviceTensor(DType::kUInt32, {1, 2}, four.buffer()).read();
+  ASSERT_EQ(two.data.size(), 8u);
+  EXPECT_EQ(two.element(0), 7);
+  EXPECT_EQ(two.element(1), 8);
+  EXPECT_EQ(DeviceTensor(DType::kUInt32, {0}, four.buffer()).read().data.size(), 0u);
+}
+
 TEST(BadInputInputs, DevicePositionsWithoutARecordedRangeAreReadBack) {
   // A tensor whose range is not known (as for ids a GPU kernel wrote) is read back and checked.
   Call c = onnx_rank4();

@@ -4,6 +4,7 @@
 // ratio to a same-run WGSL vec4 copy of the same bytes; plus an empty dispatch's GPU time.
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <unistd.h>
 
 #include "bench_baselines.h"
@@ -136,8 +137,9 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     }
     for (const auto& [name, value] : o->overrides)
       run.tunables.push_back(name + "=" + std::visit([](const auto& v) {
-                               if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return v;
-                               else return std::to_string(v);
+                               std::ostringstream text;
+                               text << v;  // "64", "64.5", "1e+20", "token"
+                               return text.str();
                              }, value));
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     if (!o->package.empty()) {
