@@ -130,8 +130,8 @@ class Kernel {
   /// returns the outputs on the device without waiting for the GPU. Attributes not given take the
   /// manifest defaults. Inputs with a value range (position ids) given as DeviceTensors must already
   /// be uint32 (the kernels' storage; int64 ones are refused) and are checked too: against the range
-  /// recorded when they were uploaded, or, for tensors a kernel wrote, read back once (a wait for the
-  /// GPU) and remembered for that tensor.
+  /// recorded when they were uploaded, or else read back (a wait for the GPU) and remembered by the
+  /// buffer when the tensor covers all of it.
   Outputs operator()(const Inputs& inputs, const Attributes& attrs = {}) const;
   /// The same with tunable overrides (e.g. WORKGROUP_SIZE) and call information.
   Outputs call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const;

@@ -77,7 +77,7 @@ std::optional<IntRange> int_range(const HostTensor& host) {
   if ((host.dtype != DType::kInt64 && host.dtype != DType::kUInt32) || n == 0 ||
       host.data.size() != static_cast<std::size_t>(n) * dtype_size(host.dtype))
     return std::nullopt;
-  IntRange r{element_as_int(host, 0), element_as_int(host, 0)};
+  IntRange r{element_as_int(host, 0), element_as_int(host, 0), host.dtype};
   for (std::int64_t i = 1; i < n; ++i) {
     const std::int64_t v = element_as_int(host, i);
     r.min = std::min(r.min, v);

@@ -13,9 +13,10 @@
 
 namespace wgk::runtime {
 
-/// The smallest and largest element of an integer tensor.
+/// The smallest and largest element of an integer tensor of `dtype`.
 struct IntRange {
   std::int64_t min = 0, max = 0;
+  DType dtype = DType::kUInt32;
 };
 
 /// Throws wgk::Error (kInvalidArgument) when `host.data` is not numel(shape) * dtype_size bytes,

@@ -270,16 +270,26 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     } else if (range && arg.device()->numel() > 0) {
       // A device-resident input with a valueRange (position ids) is checked too: the kernels index caches
       // with it, and an unchecked row would give a silently wrong answer. Its [min, max] is known from the
-      // upload, or read back once (a wait for the GPU) and remembered by its buffer.
-      DeviceBuffer& buffer = *arg.device()->buffer();
+      // upload (covering the whole buffer, so it bounds any view of the same dtype), or read back (a wait
+      // for the GPU) and remembered by the buffer when the view covers all of it.
+      const DeviceTensor& tensor = *arg.device();
+      DeviceBuffer& buffer = *tensor.buffer();
       std::optional<IntRange> known;
       {
         std::lock_guard range_lock(buffer.int_range_mutex);
-        if (!buffer.int_range) buffer.int_range = int_range(arg.device()->read());
-        known = buffer.int_range;
+        if (buffer.int_range && buffer.int_range->dtype == tensor.dtype()) known = buffer.int_range;
+      }
+      std::optional<HostTensor> values;
+      if (!known) {
+        values = tensor.read();
+        known = int_range(*values);
+        if (tensor_bytes(tensor.dtype(), tensor.shape()) == buffer.bytes) {
+          std::lock_guard range_lock(buffer.int_range_mutex);
+          buffer.int_range = known;
+        }
       }
       if (!known || known->min < range->min || known->max > range->max)
-        check_value_range(name, arg.device()->read(), *range);  // names the first element out of range
+        check_value_range(name, values ? *values : tensor.read(), *range);  // names the first element out of range
     }
     staged.push_back(std::move(st));
   }

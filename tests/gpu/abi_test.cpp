@@ -201,20 +201,22 @@ TEST(Abi, QueueWorkDoneUserdata) {
   wgpuInstanceRelease(instance);
 }
 
+// A few thousand cycles of work per invocation, so passes take measurable time.
+constexpr const char* kBusyWgsl = R"(
+@group(0) @binding(0) var<storage, read_write> y : array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id : vec3<u32>) {
+  var acc = id.x;
+  for (var i = 0u; i < 1000u; i++) { acc = acc * 1664525u + 1013904223u; }
+  y[id.x] = acc;
+})";
+
 // TimestampQuery = 0x03 and WGPUQueryType_Timestamp = 2: a query set is valid on the device (no error), and
 // timestamps around a dispatch are nonzero and non-decreasing (end >= begin, the second pass after the first).
 TEST(Abi, TimestampQuerySet) {
   Device device;
   if (!device.features().timestamp_query) GTEST_SKIP() << device.adapter_info().device << " has no timestamp-query";
   TimestampQuery query = device.create_timestamp_query(2);
-  ComputePipeline pipeline = device.create_compute_pipeline(R"(
-@group(0) @binding(0) var<storage, read_write> y : array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id : vec3<u32>) {
-  var acc = id.x;
-  for (var i = 0u; i < 1000u; i++) { acc = acc * 1664525u + 1013904223u; }
-  y[id.x] = acc;
-})",
-                                                            "busy");
+  ComputePipeline pipeline = device.create_compute_pipeline(kBusyWgsl, "busy");
   Buffer y = device.create_buffer(4 * 64 * 64, BufferUsage::kStorage);
   const BindGroupEntry entries[] = {{0, &y}};
   BindGroup group = device.create_bind_group(pipeline, entries);
@@ -233,13 +235,6 @@ TEST(Abi, TimestampQuerySet) {
 
 // ---- Dawn toggles: "timestamp_quantization" off (abi.h) --------------------------------------------------
 constexpr uint64_t kQuantum = 65536;  // Dawn's timestamp quantization step, in ns
-constexpr const char* kBusyWgsl = R"(
-@group(0) @binding(0) var<storage, read_write> y : array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id : vec3<u32>) {
-  var acc = id.x;
-  for (var i = 0u; i < 1000u; i++) { acc = acc * 1664525u + 1013904223u; }
-  y[id.x] = acc;
-})";
 constexpr uint32_t kSubmits = 4, kPassesPerSubmit = 8;  // 64 timestamps
 
 size_t count_off_quantum(const std::vector<uint64_t>& t) {

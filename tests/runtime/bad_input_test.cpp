@@ -523,6 +523,24 @@ TEST(BadInputInputs, DeviceTensorPrefixViewReadsItsOwnBytes) {
   EXPECT_EQ(DeviceTensor(DType::kUInt32, {0}, four.buffer()).read().data.size(), 0u);
 }
 
+TEST(BadInputInputs, DevicePositionsRangeOfAPrefixViewIsNotRememberedForTheBuffer) {
+  // A buffer without a recorded range, read through a prefix view {0, 1, 2}: that range must not stand for
+  // the whole buffer, whose element 3 (= 9) is past a 4-row cache.
+  const Kernel& k = onnx_kernel();
+  DeviceTensor all = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 4}, std::vector<std::uint32_t>{0, 1, 2, 9}), k.device());
+  all.buffer()->int_range.reset();
+  Call c = onnx_rank4();  // sequence 3, caches of 4 rows
+  Inputs in = inputs_of(c);
+  in.erase("positionIds");
+  in.emplace("positionIds", DeviceTensor(DType::kUInt32, {1, 3}, all.buffer()));
+  EXPECT_NO_THROW((void)k(in, c.attrs));
+  c.x = f32({1, 2, 4, 8});
+  Inputs longer = inputs_of(c);
+  longer.erase("positionIds");
+  longer.emplace("positionIds", all);
+  expect_error([&] { (void)k(longer, c.attrs); }, {"positionIds[3] = 9", "out of range"});
+}
+
 TEST(BadInputInputs, DevicePositionsWithoutARecordedRangeAreReadBack) {
   // A tensor whose range is not known (as for ids a GPU kernel wrote) is read back and checked.
   Call c = onnx_rank4();

@@ -130,11 +130,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     }
     BenchRun run;
     run.adapter = device->description();
-    for (const std::string& spec : o->tunables) {
-      auto [name, value] = parse_name_value(spec, "--tunable");
-      if (!o->overrides.emplace(name, std::move(value)).second)
-        throw Error(ErrorKind::kInvalidArgument, "--tunable " + name + " is given twice");
-    }
+    o->overrides = parse_name_values(o->tunables, "--tunable");
     for (const auto& [name, value] : o->overrides)
       run.tunables.push_back(name + "=" + std::visit([](const auto& v) {
                                std::ostringstream text;

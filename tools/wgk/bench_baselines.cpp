@@ -36,6 +36,27 @@ fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
 }
 )";
 
+// A vec4 copy of `bytes` between two new storage buffers, ready to dispatch. Caller holds the device mutex.
+struct Copy {
+  gpu::Buffer src, dst;
+  std::shared_ptr<gpu::ComputePipeline> pipeline;
+  gpu::BindGroup group;
+  gpu::Dispatch dispatch;
+};
+std::unique_ptr<Copy> make_copy(runtime::DeviceState& state, std::uint64_t bytes) {
+  auto c = std::make_unique<Copy>();
+  c->src = state.gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy src");
+  c->dst = state.gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy dst");
+  c->pipeline = state.pipeline(kCopyWgsl, "bench/copy_vec4");
+  const gpu::BindGroupEntry entries[] = {{0, &c->src, 0, gpu::kWholeSize}, {1, &c->dst, 0, gpu::kWholeSize}};
+  c->group = state.gpu.create_bind_group(*c->pipeline, entries);
+  const std::uint64_t groups = (bytes / 16 + 255) / 256;
+  const std::uint64_t x = std::min<std::uint64_t>(groups, 32768);
+  const std::uint64_t y = (groups + x - 1) / x;
+  c->dispatch = {c->pipeline.get(), &c->group, static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1};
+  return c;
+}
+
 runtime::Timing time_one(gpu::Device& gpu, const gpu::Dispatch& d, int warmup, int iterations) {
   if (warmup > 0) runtime::time_dispatches(gpu, std::span(&d, 1), warmup);
   return runtime::time_dispatches(gpu, std::span(&d, 1), iterations);
@@ -48,17 +69,8 @@ runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t b
     throw Error(ErrorKind::kInvalidArgument, "copy baseline: " + std::to_string(bytes) + " bytes is not a positive multiple of 16");
   auto& state = device->state();
   std::lock_guard lock(state.mutex);
-  auto& gpu = state.gpu;
-  gpu::Buffer src = gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy src");
-  gpu::Buffer dst = gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy dst");
-  auto pipeline = state.pipeline(kCopyWgsl, "bench/copy_vec4");
-  const gpu::BindGroupEntry entries[] = {{0, &src, 0, gpu::kWholeSize}, {1, &dst, 0, gpu::kWholeSize}};
-  gpu::BindGroup group = gpu.create_bind_group(*pipeline, entries);
-  const std::uint64_t groups = (bytes / 16 + 255) / 256;
-  const std::uint64_t x = std::min<std::uint64_t>(groups, 32768);
-  const std::uint64_t y = (groups + x - 1) / x;
-  return time_one(gpu, {pipeline.get(), &group, static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1},
-                  warmup, iterations);
+  const auto copy = make_copy(state, bytes);
+  return time_one(state.gpu, copy->dispatch, warmup, iterations);
 }
 
 runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations) {
@@ -77,23 +89,17 @@ void spin_up(const std::shared_ptr<Device>& device, int ms) {
   const auto until = Clock::now() + std::chrono::milliseconds(ms);
   auto& state = device->state();
   std::lock_guard lock(state.mutex);
-  auto& gpu = state.gpu;
   // Back-to-back copies of 64 MiB, batches growing until one takes 20 ms, so the queue never runs dry
   // long enough for the GPU to count as idle (the H200 under Vulkan otherwise stays at 345-540 MHz).
-  const std::uint64_t bytes = std::uint64_t{64} << 20;
-  gpu::Buffer src = gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "spin-up src");
-  gpu::Buffer dst = gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "spin-up dst");
-  auto pipeline = state.pipeline(kCopyWgsl, "bench/copy_vec4");
-  const gpu::BindGroupEntry entries[] = {{0, &src, 0, gpu::kWholeSize}, {1, &dst, 0, gpu::kWholeSize}};
-  gpu::BindGroup group = gpu.create_bind_group(*pipeline, entries);
-  const gpu::Dispatch copy{pipeline.get(), &group, static_cast<std::uint32_t>(bytes / 16 / 256), 1, 1};  // 16,384 groups
-  std::vector<gpu::Dispatch> batch(4, copy);
+  const auto copy = make_copy(state, std::uint64_t{64} << 20);
+  std::vector<gpu::Dispatch> batch(4, copy->dispatch);
   while (Clock::now() < until) {
     const auto start = Clock::now();
-    gpu.submit(batch, nullptr, false);
-    gpu.submit(batch, nullptr, false);
-    gpu.wait();
-    if (Clock::now() - start < std::chrono::milliseconds(20) && batch.size() < 4096) batch.resize(batch.size() * 2, copy);
+    state.gpu.submit(batch, nullptr, false);
+    state.gpu.submit(batch, nullptr, false);
+    state.gpu.wait();
+    if (Clock::now() - start < std::chrono::milliseconds(20) && batch.size() < 4096)
+      batch.resize(batch.size() * 2, copy->dispatch);
   }
 }
 

@@ -60,6 +60,16 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
   return {name, text};
 }
 
+Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
+  Attributes out;
+  for (const std::string& spec : specs) {
+    auto [name, value] = parse_name_value(spec, option);
+    if (!out.emplace(name, std::move(value)).second)
+      throw Error(ErrorKind::kInvalidArgument, option + " " + name + " is given twice");
+  }
+  return out;
+}
+
 std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs) {
   std::map<std::string, double, std::less<>> out;
   for (const auto& [name, value] : attrs) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "reference/compare.h"
 #include "wgk/kernel.h"
@@ -60,6 +61,10 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
 /// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
 /// integer, else a decimal number, else the string (so "0x10", "inf" and "nan" stay strings). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option);
+
+/// Every `spec` of a repeatable `option` parsed by parse_name_value; a name given twice is an error
+/// (wgk::Error kInvalidArgument "--tunable ROW_ORDER is given twice").
+Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option);
 
 /// Attribute values as the reference takes them.
 std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs);

@@ -275,12 +275,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every call (e.g. WORKGROUP_SIZE=64, F16_STORAGE=packed)");
   sub.add_flag("-v,--verbose", o->verbose, "print every case");
   return [o]() -> int {
-    Attributes tunables;
-    for (const std::string& spec : o->tunables) {
-      auto [name, value] = parse_name_value(spec, "--tunable");
-      if (!tunables.emplace(name, std::move(value)).second)
-        throw Error(ErrorKind::kInvalidArgument, "--tunable " + name + " is given twice");
-    }
+    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
     if (!o->seed_given) o->seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
     std::ostringstream cmd;
     cmd << "wgk diff --op " << o->op << (o->dtype == "all" ? "" : " --dtype " + o->dtype) << " --count " << o->count << " --seed " << o->seed;

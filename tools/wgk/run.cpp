@@ -63,12 +63,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
         add(spec.substr(0, eq), io::read_npy(spec.substr(eq + 1)), spec);
       }
     }
-    Attributes attrs;
-    for (const std::string& spec : o->attrs) {
-      auto [name, value] = parse_name_value(spec, "--attr");
-      if (!attrs.emplace(name, std::move(value)).second)
-        throw Error(ErrorKind::kInvalidArgument, "--attr " + name + " is given twice");
-    }
+    const Attributes attrs = parse_name_values(o->attrs, "--attr");
     if (!o->out.empty()) {  // before any GPU work: a bad --out fails first
       std::error_code ec;
       std::filesystem::create_directories(o->out, ec);
@@ -87,12 +82,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     CallInfo info;
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
-    Attributes tunables;
-    for (const std::string& spec : o->tunables) {
-      auto [name, value] = parse_name_value(spec, "--tunable");
-      if (!tunables.emplace(name, std::move(value)).second)
-        throw Error(ErrorKind::kInvalidArgument, "--tunable " + name + " is given twice");
-    }
+    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
     Outputs outputs = kernel.call(inputs, attrs, tunables, &info);
     std::map<std::string, HostTensor, std::less<>> results;
     for (const auto& [name, t] : outputs) results[name] = t.read();
