@@ -102,14 +102,14 @@ Prepared& copy_kernel() {
     auto& dev = wgk::Device::default_device()->state();
     std::lock_guard lock(dev.mutex);
     Prepared p;
-    p.pipeline = dev.pipeline(R"(
+    p.pipeline = std::make_shared<wgk::gpu::ComputePipeline>(dev.gpu.create_compute_pipeline(R"(
 @group(0) @binding(0) var<storage, read> src : array<vec4<u32>>;
 @group(0) @binding(1) var<storage, read_write> dst : array<vec4<u32>>;
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
   if (gid.x < arrayLength(&dst)) { dst[gid.x] = src[gid.x]; }
 }
-)", "host_bench/copy");
+)", "host_bench/copy"));
     p.a = dev.gpu.create_buffer(32 * 128 * 4, wgk::gpu::BufferUsage::kStorage, "a");
     p.b = dev.gpu.create_buffer(32 * 128 * 4, wgk::gpu::BufferUsage::kStorage, "b");
     return p;

@@ -34,6 +34,33 @@ struct DeviceOptions {
   std::string backend;
   std::string adapter;
   bool high_performance = true;
+  /// Bytes the device may keep cached (plans, programs with their compiled pipelines, bind groups, and
+  /// pooled storage buffers), least recently used evicted first. Tensors that callers hold are not
+  /// counted and never evicted. The default, 256 MiB, holds the pooled buffers of a few large
+  /// prefill calls; a budget of 0 caches nothing (every call plans, renders and compiles again).
+  std::uint64_t cache_budget_bytes = std::uint64_t{256} << 20;
+};
+
+/// What a device's cache holds now (entries and bytes per kind) and what it has done so far. Bytes of
+/// plans, programs and bind groups are estimates of their host memory; pooled buffers count their
+/// allocation sizes. cached_bytes <= budget_bytes after every call.
+struct CacheStats {
+  struct Kind {
+    std::size_t entries = 0;
+    std::uint64_t bytes = 0;
+  };
+  Kind plans;           ///< planned call signatures (per kernel), with their uniform buffers
+  Kind programs;        ///< rendered WGSL + compiled pipeline, keyed by what the template reads
+  Kind bind_groups;     ///< bind groups by plan and bound buffers
+  Kind pooled_buffers;  ///< free storage buffers, reused by size class
+  std::uint64_t budget_bytes = 0;
+  std::uint64_t cached_bytes = 0;  ///< the sum of the four kinds
+  std::size_t buffers_alive = 0;   ///< storage buffers in existence: held by callers, in flight or pooled
+  std::uint64_t buffer_bytes_alive = 0;
+  std::uint64_t plans_made = 0;    ///< so far: call signatures planned (cache misses)
+  std::uint64_t renders = 0;       ///< so far: templates rendered (program cache misses)
+  std::uint64_t compilations = 0;  ///< so far: pipelines compiled
+  std::uint64_t evictions = 0;     ///< so far: entries evicted
 };
 
 /// An adapter + device + queue, with the pipeline cache shared by every kernel on it.
@@ -48,6 +75,8 @@ class Device {
   std::string description() const;
   bool has_shader_f16() const;
   bool has_timestamp_query() const;
+  /// What the device caches now, and its counters (docs/PERF.md "Memory").
+  CacheStats cache_stats() const;
   runtime::DeviceState& state() const { return *state_; }
 
   explicit Device(std::unique_ptr<runtime::DeviceState> state);

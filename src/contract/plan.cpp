@@ -211,24 +211,6 @@ struct Planner::CallState : expr::Scope {
 
 namespace {
 
-/// Appends a compact, unambiguous encoding of the raw call: two calls with equal keys get equal plans.
-void append_values(std::string& key, const std::map<std::string, Value, std::less<>>& values);
-
-void append_key(std::string& key, const CallSignature& call) {
-  auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
-  for (const auto& [name, t] : call.inputs) {
-    key += name;
-    key += '\0';
-    key += static_cast<char>(t.dtype);
-    key += static_cast<char>(t.shape.size());
-    put(t.shape.data(), t.shape.size() * sizeof(std::int64_t));
-  }
-  key += '\x01';
-  append_values(key, call.attrs);
-  key += '\x02';
-  append_values(key, call.tunables);
-}
-
 void append_values(std::string& key, const std::map<std::string, Value, std::less<>>& values) {
   auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
   for (const auto& [name, v] : values) {
@@ -254,8 +236,25 @@ void append_values(std::string& key, const std::map<std::string, Value, std::les
 
 }  // namespace
 
-Planner::Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates)
-    : contract_(std::move(contract)), device_(std::move(device)), templates_(std::move(templates)) {
+void append_signature_key(std::string& key, const CallSignature& call) {
+  auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
+  for (const auto& [name, t] : call.inputs) {
+    key += name;
+    key += '\0';
+    key += static_cast<char>(t.dtype);
+    key += static_cast<char>(t.shape.size());
+    put(t.shape.data(), t.shape.size() * sizeof(std::int64_t));
+  }
+  key += '\x01';
+  append_values(key, call.attrs);
+  key += '\x02';
+  append_values(key, call.tunables);
+}
+
+Planner::Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates,
+                 ProgramSource programs)
+    : contract_(std::move(contract)), device_(std::move(device)), templates_(std::move(templates)),
+      programs_(std::move(programs)) {
   if (!contract_) throw Error(ErrorKind::kInternal, "Planner: null contract");
   Object limits;
   for (const auto& [name, value] : device_.limits) limits.insert_or_assign(name, Value(value));
@@ -687,12 +686,21 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
     if (render) {
       try {
         const tmpl::Template& t = template_for(pass.shader);
-        pp.wgsl = (needs_f16 ? "enable f16;\n" : "") + decls + t.render(scope);
+        std::string key = pass.shader + '\n' + decls;
+        for (const std::string& name : t.names()) {
+          key += name;
+          key += '=';
+          key += scope.lookup(name).repr();
+          key += '\n';
+        }
+        auto render_text = [&] { return (needs_f16 ? "enable f16;\n" : "") + decls + t.render(scope); };
+        pp.wgsl = programs_ ? programs_(key, op + "/" + variant.id + "/" + pass.id, render_text)
+                            : std::make_shared<const std::string>(render_text());
+        pp.program_key = std::move(key);
       } catch (const Error& e) {  // a template fault: say which package, variant and pass
         throw Error(e.kind(), contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
                                   pass.id + ": " + e.what());
       }
-      pp.wgsl_hash = std::hash<std::string>{}(pp.wgsl);
     }
     plan.passes.push_back(std::move(pp));
   }
@@ -708,24 +716,12 @@ const tmpl::Template& Planner::template_for(const std::string& file_name) const 
   return parsed_templates_.emplace(file_name, std::move(t)).first->second;
 }
 
-std::shared_ptr<const Plan> Planner::plan(const CallSignature& call) {
-  thread_local std::string key;
-  key.clear();
-  append_key(key, call);
-  {
-    std::shared_lock lock(cache_mutex_);
-    auto it = cache_.find(std::string_view(key));
-    if (it != cache_.end()) return it->second;
-  }
-  std::string stored_key = key;  // `key` is thread_local scratch
+std::shared_ptr<const Plan> Planner::plan(const CallSignature& call) const {
   auto state = begin_call(call);
   std::string failure;
   const Variant* variant = choose(*state, &failure);
   if (!variant) throw Error(ErrorKind::kInvalidArgument, failure);
-  auto planned = std::make_shared<const Plan>(make_plan(*state, *variant, true));
-  std::unique_lock lock(cache_mutex_);
-  if (cache_.size() >= kCacheCapacity) cache_.clear();
-  return cache_.try_emplace(std::move(stored_key), std::move(planned)).first->second;
+  return std::make_shared<const Plan>(make_plan(*state, *variant, true));
 }
 
 Selection Planner::select(const CallSignature& call, SelectOptions options) const {
@@ -753,11 +749,6 @@ Selection Planner::select(const CallSignature& call, SelectOptions options) cons
     }
   }
   return s;
-}
-
-std::size_t Planner::cache_size() const {
-  std::shared_lock lock(cache_mutex_);
-  return cache_.size();
 }
 
 }  // namespace wgk::contract

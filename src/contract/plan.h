@@ -79,8 +79,13 @@ struct PlannedBinding {
 
 struct PlannedPass {
   const Pass* pass = nullptr;
-  std::string wgsl;                   ///< generated declarations + rendered template (empty if not rendered)
-  std::size_t wgsl_hash = 0;          ///< std::hash of `wgsl`
+  /// Generated declarations + rendered template (null if not rendered); shared by every plan whose
+  /// pass has the same program_key.
+  std::shared_ptr<const std::string> wgsl;
+  /// What the WGSL depends on: the shader file, the generated declarations (binding element types) and
+  /// the value of every top-level name the template reads (tmpl::Template::names()). Two calls with the
+  /// same key render the same text, so shapes carried only by uniforms and dispatch sizes reuse it.
+  std::string program_key;
   std::array<std::uint32_t, 3> workgroups{};  ///< dispatch x, y, z (workgroup counts)
   std::vector<PlannedBinding> bindings;
 };
@@ -127,14 +132,23 @@ struct Selection {
   std::string plan_error;            ///< planning the chosen variant failed (u32 range, dispatch limit)
 };
 
+/// Appends a compact, unambiguous encoding of `call` to `key`: two calls with equal keys get equal plans
+/// on one Planner (the runtime's plan cache key).
+void append_signature_key(std::string& key, const CallSignature& call);
+
 /// Plans kernel calls against one contract on one device. plan() is what the runtime calls on every
 /// kernel call: it is cached by the call signature and safe to call from several threads.
 class Planner {
  public:
   /// Reads a package file (a pass's `shader`) as text; throws wgk::Error when missing.
   using TemplateSource = std::function<std::string(const std::string& file_name)>;
+  /// Rendered WGSL by program key: returns the text for `key`, calling `render` only when it has none
+  /// (the runtime's device cache). Without one, plan() renders every time.
+  using ProgramSource = std::function<std::shared_ptr<const std::string>(
+      const std::string& key, const std::string& label, const std::function<std::string()>& render)>;
 
-  Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates);
+  Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates,
+          ProgramSource programs = nullptr);
   ~Planner();
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
@@ -142,9 +156,9 @@ class Planner {
   /// Boundary + scope + selection + plan, rendered. Throws wgk::Error (kInvalidArgument) for a call
   /// that breaks the contract (message names the input/attribute, the rule and the values; "no variant
   /// of <domain>.<name> accepts these inputs ..." with the closest variant's failing clause explained),
-  /// kContract for a manifest or template fault found while planning. Repeat signatures are served
-  /// from a cache (up to kCacheCapacity entries; the cache is cleared when full).
-  std::shared_ptr<const Plan> plan(const CallSignature& call);
+  /// kContract for a manifest or template fault found while planning. Not cached here: the runtime
+  /// caches plans by signature_key() and programs through ProgramSource.
+  std::shared_ptr<const Plan> plan(const CallSignature& call) const;
   /// Boundary + scope + selection (and optionally derive values and an unrendered plan), uncached.
   /// Throws like plan() for boundary errors and failing `checks`; a call no variant accepts is
   /// reported in Selection::failure instead.
@@ -152,11 +166,6 @@ class Planner {
 
   const Contract& contract() const { return *contract_; }
   const DeviceCaps& device() const { return device_; }
-  /// Plans currently cached (for tests and diagnostics).
-  std::size_t cache_size() const;
-
-  static constexpr std::size_t kCacheCapacity = 4096;
-
  private:
   struct CallState;
   friend struct CallState;
@@ -168,16 +177,10 @@ class Planner {
   std::shared_ptr<const Contract> contract_;
   DeviceCaps device_;
   TemplateSource templates_;
+  ProgramSource programs_;
   expr::Value device_value_;    // {limits: {...}, features: {...}}
   expr::Value tunables_value_;  // {WORKGROUP_SIZE: 256, ...}
   std::unordered_map<std::string_view, std::size_t> derive_index_;  // manifest derive name -> index
-
-  mutable std::shared_mutex cache_mutex_;
-  struct KeyHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::shared_ptr<const Plan>, KeyHash, std::equal_to<>> cache_;
 
   mutable std::mutex templates_mutex_;
   mutable std::map<std::string, tmpl::Template, std::less<>> parsed_templates_;

@@ -53,7 +53,7 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
   auto buffer = std::make_shared<DeviceBuffer>();
   buffer->device = device;
   buffer->bytes = bytes;
-  buffer->buffer = state.take_buffer(padded(bytes), label);
+  buffer->buffer = state.cache.take_buffer(state.gpu, padded(bytes), label);
   if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
     std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
     std::memcpy(words.data(), data.data(), data.size());
@@ -66,46 +66,16 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
 
 }  // namespace
 
-DeviceState::DeviceState(const gpu::DeviceOptions& options) : gpu(options), caps(caps_of(gpu)) {}
+DeviceState::DeviceState(const gpu::DeviceOptions& options, std::uint64_t cache_budget_bytes)
+    : gpu(options), caps(caps_of(gpu)), cache(cache_budget_bytes) {}
 
-DeviceState::~DeviceState() = default;
-
-gpu::Buffer DeviceState::take_buffer(std::uint64_t size, std::string_view label) {
-  {
-    std::lock_guard lock(pool_mutex_);
-    to_release_.clear();  // under the device mutex (the caller's): Dawn releases stay on one thread
-    auto it = pool_.find(size);
-    if (it != pool_.end() && !it->second.empty()) {
-      gpu::Buffer buffer = std::move(it->second.back());
-      it->second.pop_back();
-      pooled_bytes_ -= size;
-      return buffer;
-    }
-  }
-  return gpu.create_buffer(size, gpu::BufferUsage::kStorage, label);
-}
-
-void DeviceState::give_back(gpu::Buffer buffer) {
-  std::lock_guard lock(pool_mutex_);
-  if (pooled_bytes_ + buffer.size() > kMaxPooledBytes) {
-    to_release_.push_back(std::move(buffer));
-    return;
-  }
-  pooled_bytes_ += buffer.size();
-  pool_[buffer.size()].push_back(std::move(buffer));
+DeviceState::~DeviceState() {
+  std::lock_guard lock(mutex);
+  cache.clear();
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (buffer && device) device->state().give_back(std::move(buffer));
-}
-
-std::shared_ptr<gpu::ComputePipeline> DeviceState::pipeline(const std::string& wgsl, const std::string& label) {
-  auto it = pipelines.find(wgsl);
-  if (it != pipelines.end()) return it->second;
-  auto compiled = std::make_shared<gpu::ComputePipeline>(gpu.create_compute_pipeline(wgsl, label));
-  ++pipelines_compiled;
-  pipelines.emplace(wgsl, compiled);
-  return compiled;
+  if (buffer && device) device->state().cache.give_back(std::move(buffer));
 }
 
 }  // namespace runtime
@@ -116,7 +86,8 @@ Device::Device(std::unique_ptr<runtime::DeviceState> state) : state_(std::move(s
 Device::~Device() = default;
 
 std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
-  return std::make_shared<Device>(std::make_unique<runtime::DeviceState>(runtime::to_gpu_options(options)));
+  return std::make_shared<Device>(
+      std::make_unique<runtime::DeviceState>(runtime::to_gpu_options(options), options.cache_budget_bytes));
 }
 
 std::shared_ptr<Device> Device::default_device() {
@@ -135,6 +106,7 @@ std::string Device::description() const {
 }
 bool Device::has_shader_f16() const { return state_->caps.shader_f16; }
 bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; }
+CacheStats Device::cache_stats() const { return state_->cache.stats(); }
 
 // ---- DeviceTensor -------------------------------------------------------------------------------
 
@@ -198,9 +170,17 @@ std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const st
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
   auto package_ref = state->package;
+  runtime::DeviceCache& cache = state->device->state().cache;
+  state->serial = cache.next_serial();
+  const std::string prefix = state->serial_prefix();
+  // Programs are cached by this kernel's serial and what the template reads (PlannedPass::program_key).
+  auto programs = [&cache, prefix](const std::string& key, const std::string& label,
+                                   const std::function<std::string()>& render) {
+    return cache.program(prefix + key, label, render)->wgsl;
+  };
   state->planner = std::make_unique<contract::Planner>(
       state->contract, state->device->state().caps,
-      [package_ref](const std::string& name) { return package_ref->webgpu_file(name); });
+      [package_ref](const std::string& name) { return package_ref->webgpu_file(name); }, programs);
   return state;
 }
 
@@ -231,14 +211,31 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   const contract::Contract& contract = *k.contract;
   EncodedCall call;
 
-  // 1. Signature-level boundary and plan (cached by signature).
+  // 1. Signature-level boundary and plan, cached by the kernel's serial and the call signature.
   contract::CallSignature signature;
   for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
   for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
-  const std::size_t cached_before = k.planner->cache_size();
-  call.plan = k.planner->plan(signature);
-  call.plan_cached = k.planner->cache_size() == cached_before;
+  DeviceCache& cache = k.device->state().cache;
+  thread_local std::string key;
+  key = k.serial_prefix();
+  contract::append_signature_key(key, signature);
+  call.cached = cache.find_plan(key, &call.programs);
+  call.plan_cached = call.cached != nullptr;
+  if (!call.cached) {
+    std::string stored_key = key;  // `key` is thread_local scratch; plan() may use it again
+    auto planned = std::make_shared<CachedPlan>();
+    planned->contract = k.contract;
+    planned->plan = k.planner->plan(signature);  // renders through the cache's programs (make_kernel_state)
+    for (const auto& pass : planned->plan->passes) {
+      // Rendered by plan() a moment ago (or found): this finds it, unless a tiny budget evicted it.
+      const std::string label = contract.domain + "." + contract.name + "/" + planned->plan->variant->id + "/" + pass.pass->id;
+      call.programs.push_back(cache.program(k.serial_prefix() + pass.program_key, label, [&] { return *pass.wgsl; }));
+      planned->programs.push_back(call.programs.back());
+    }
+    call.cached = cache.insert_plan(std::move(stored_key), std::move(planned));
+  }
+  call.plan = call.cached->plan;
   const contract::Plan& plan = *call.plan;
 
   // 2. Data-level boundary: data sizes, checked narrowing, value ranges.
@@ -297,84 +294,91 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   // 3. The device from here on: pipelines and uniforms (once per plan), buffers, bind groups.
   DeviceState& device = k.device->state();
   lock.lock();
-  {
-    std::lock_guard plock(k.prepared_mutex);
-    auto it = k.prepared.find(call.plan.get());
-    if (it != k.prepared.end()) call.prepared = it->second.second;
-  }
-  if (!call.prepared) {
-    auto prepared = std::make_shared<PreparedPlan>();
+  cache.release_evicted();
+  CachedPlan& cached = *call.cached;
+  std::vector<const gpu::ComputePipeline*> pipelines;
+  for (std::size_t p = 0; p < plan.passes.size(); ++p) pipelines.push_back(&cache.pipeline(device.gpu, *call.programs[p]));
+  if (!cached.uniforms_written) {
+    cached.uniforms.clear();
     for (const auto& pass : plan.passes) {
-      prepared->pipelines.push_back(device.pipeline(
-          pass.wgsl, contract.domain + "." + contract.name + "/" + plan.variant->id + "/" + pass.pass->id));
-      auto& uniforms = prepared->uniforms.emplace_back();
+      auto& uniforms = cached.uniforms.emplace_back();
       for (const auto& b : pass.bindings) {
         if (b.binding->kind != contract::BindingKind::kUniform) continue;
         uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
         device.gpu.write(uniforms.back(), 0, b.uniform);
       }
     }
-    std::lock_guard plock(k.prepared_mutex);
-    if (k.prepared.size() > contract::Planner::kCacheCapacity) k.prepared.clear();
-    k.prepared.emplace(call.plan.get(), std::make_pair(call.plan, prepared));
-    call.prepared = std::move(prepared);
+    cached.uniforms_written = true;
   }
-  PreparedPlan& prepared = *call.prepared;
 
-  // Tensor buffers by argument name (inputs and outputs); at most a handful, so a flat list.
-  std::vector<std::pair<std::string_view, const gpu::Buffer*>> buffers;
+  // Tensor buffers by argument name (inputs and outputs), with the bytes a call binds: the tensor's,
+  // padded to 16. At most a handful, so a flat list.
+  struct BoundBuffer {
+    std::string_view name;
+    const gpu::Buffer* buffer;
+    std::uint64_t size;
+  };
+  std::vector<BoundBuffer> buffers;
   for (const Staged& st : staged) {
     if (const DeviceTensor* dt = st.arg->device()) {
-      buffers.emplace_back(st.spec->name, &dt->buffer()->buffer);
+      const DeviceBuffer& b = *dt->buffer();
+      buffers.push_back({st.spec->name, &b.buffer, padded(b.bytes)});
       continue;
     }
     const HostTensor& host = *st.arg->host();
     std::span<const std::byte> bytes = st.narrowed.empty() ? std::span<const std::byte>(host.data) : st.narrowed;
     const std::uint64_t size = st.spec->storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
     call.inputs.push_back(make_buffer(k.device, size, bytes, st.spec->name));
-    buffers.emplace_back(st.spec->name, &call.inputs.back()->buffer);
+    buffers.push_back({st.spec->name, &call.inputs.back()->buffer, padded(size)});
   }
   for (const auto& out : plan.outputs) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
     auto buffer = make_buffer(k.device, bytes, {}, out.name);
-    buffers.emplace_back(out.name, &buffer->buffer);
+    buffers.push_back({out.name, &buffer->buffer, padded(bytes)});
     call.outputs.emplace(out.name, DeviceTensor(out.dtype, out.shape, std::move(buffer)));
   }
-  auto buffer_of = [&](const std::string& arg) -> const gpu::Buffer* {
-    for (const auto& [name, b] : buffers)
-      if (name == arg) return b;
+  auto buffer_of = [&](const std::string& arg) -> const BoundBuffer& {
+    for (const auto& b : buffers)
+      if (b.name == arg) return b;
     throw Error(ErrorKind::kContract, "variant " + plan.variant->id + " binds " + arg + ", which this call does not have");
   };
 
-  // Bind groups, cached by the identities of the buffers they bind (pooled buffers recur).
-  std::string key;
+  // Bind groups, cached by the plan and the identities and bound sizes of the buffers they bind
+  // (pooled buffers recur); each binds the tensor's own bytes, never the allocation's rounding.
+  std::string group_key(reinterpret_cast<const char*>(&cached.id), sizeof cached.id);
+  std::vector<const void*> pinned;
   for (const auto& pass : plan.passes)
     for (const auto& b : pass.bindings)
       if (b.binding->kind != contract::BindingKind::kUniform) {
-        const void* id = buffer_of(b.binding->arg)->id();
-        key.append(reinterpret_cast<const char*>(&id), sizeof id);
+        const BoundBuffer& bound = buffer_of(b.binding->arg);
+        const void* id = bound.buffer->id();
+        group_key.append(reinterpret_cast<const char*>(&id), sizeof id);
+        group_key.append(reinterpret_cast<const char*>(&bound.size), sizeof bound.size);
+        pinned.push_back(id);
       }
-  auto groups = prepared.bind_groups.find(key);
-  if (groups == prepared.bind_groups.end()) {
-    if (prepared.bind_groups.size() >= PreparedPlan::kMaxBindGroupSets) prepared.bind_groups.clear();
-    std::vector<gpu::BindGroup> made;
+  call.bind_groups = cache.find_bind_groups(group_key);
+  if (!call.bind_groups) {
+    auto made = std::make_shared<BindGroupSet>();
     for (std::size_t p = 0; p < plan.passes.size(); ++p) {
       std::vector<gpu::BindGroupEntry> entries;
       std::size_t uniform = 0;
       for (const auto& b : plan.passes[p].bindings) {
-        const gpu::Buffer* buffer = b.binding->kind == contract::BindingKind::kUniform
-                                        ? &prepared.uniforms[p][uniform++]
-                                        : buffer_of(b.binding->arg);
-        entries.push_back({b.slot, buffer, 0, gpu::kWholeSize});
+        if (b.binding->kind == contract::BindingKind::kUniform) {
+          entries.push_back({b.slot, &cached.uniforms[p][uniform++], 0, gpu::kWholeSize});
+        } else {
+          const BoundBuffer& bound = buffer_of(b.binding->arg);
+          entries.push_back({b.slot, bound.buffer, 0, bound.size});
+        }
       }
-      made.push_back(device.gpu.create_bind_group(*prepared.pipelines[p], entries));
+      made->groups.push_back(device.gpu.create_bind_group(*pipelines[p], entries));
     }
-    groups = prepared.bind_groups.emplace(std::move(key), std::move(made)).first;
+    call.bind_groups = made;
+    cache.insert_bind_groups(std::move(group_key), std::move(made), cached.id, pinned);
   }
   for (std::size_t p = 0; p < plan.passes.size(); ++p) {
     const auto& w = plan.passes[p].workgroups;
     if (w[0] == 0 || w[1] == 0 || w[2] == 0) continue;  // an empty tensor: nothing to run
-    call.dispatches.push_back({prepared.pipelines[p].get(), &groups->second[p], w[0], w[1], w[2]});
+    call.dispatches.push_back({pipelines[p], &call.bind_groups->groups[p], w[0], w[1], w[2]});
   }
   return call;
 }

@@ -12,53 +12,30 @@
 #include "contract/plan.h"
 #include "gpu/device.h"
 #include "runtime/boundary.h"
+#include "runtime/cache.h"
 #include "store/store.h"
 #include "wgk/kernel.h"
 
 namespace wgk::runtime {
 
-/// A device, its capabilities as the planner sees them, the pipeline cache shared by every kernel on
-/// it, and a pool of storage buffers. `mutex` serializes every use of `gpu` (gpu::Device is
-/// single-threaded); `pool_mutex` guards only the pool, so a DeviceTensor may die on any thread.
+/// A device, its capabilities as the planner sees them, and its cache (plans, programs, bind groups,
+/// pooled buffers: one owner, one byte budget). `mutex` serializes every use of `gpu` (gpu::Device is
+/// single-threaded); the cache has its own mutex, so a DeviceTensor may die on any thread.
 struct DeviceState {
-  explicit DeviceState(const gpu::DeviceOptions& options);
+  DeviceState(const gpu::DeviceOptions& options, std::uint64_t cache_budget_bytes);
+  ~DeviceState();
 
   gpu::Device gpu;
   contract::DeviceCaps caps;
   std::mutex mutex;
-  /// Compiled pipelines by WGSL text: a repeat call compiles nothing.
-  std::unordered_map<std::string, std::shared_ptr<gpu::ComputePipeline>> pipelines;
-  std::size_t pipelines_compiled = 0;  ///< compilations so far (tests: a repeat call compiles nothing)
-
-  /// The pipeline for `wgsl`, compiled on first use. Caller holds `mutex`.
-  std::shared_ptr<gpu::ComputePipeline> pipeline(const std::string& wgsl, const std::string& label);
-  std::size_t gpu_pipelines_compiled() {
-    std::lock_guard lock(mutex);
-    return pipelines_compiled;
-  }
-
-  /// A storage buffer of `size` bytes (a multiple of 16): a pooled one of that size, else a new one.
-  /// Caller holds `mutex`. Pooled buffers hold stale data: every byte a kernel reads is written first.
-  gpu::Buffer take_buffer(std::uint64_t size, std::string_view label);
-  /// Returns a buffer to the pool (any thread). Past kMaxPooledBytes it is released by the next
-  /// take_buffer instead (Dawn calls stay under `mutex`).
-  void give_back(gpu::Buffer buffer);
-  static constexpr std::uint64_t kMaxPooledBytes = std::uint64_t{256} << 20;
-
-  ~DeviceState();
-
- private:
-  std::mutex pool_mutex_;
-  std::unordered_map<std::uint64_t, std::vector<gpu::Buffer>> pool_;
-  std::uint64_t pooled_bytes_ = 0;
-  std::vector<gpu::Buffer> to_release_;
+  DeviceCache cache;  ///< declared after `gpu`: emptied and destroyed first
 };
 
 /// A device buffer that keeps its device alive and goes back to the device's pool when released.
 struct DeviceBuffer {
   std::shared_ptr<Device> device;
   gpu::Buffer buffer;
-  std::uint64_t bytes = 0;  ///< the tensor's bytes (the allocation is rounded up to 16)
+  std::uint64_t bytes = 0;  ///< the tensor's bytes (the allocation is allocation_size(bytes), cache.h)
   /// [min, max] of an integer tensor's elements once known: set at upload from the host data, or by the
   /// first range check that reads the buffer back. Valid for the buffer's life: a DeviceTensor's
   /// contents never change after the call or upload that made it (outputs always get fresh buffers).
@@ -67,33 +44,23 @@ struct DeviceBuffer {
   ~DeviceBuffer();
 };
 
-/// GPU objects that depend only on the plan (pipelines, uniform buffers) and the bind groups of the
-/// buffers it was last called with. Used under the device mutex.
-struct PreparedPlan {
-  std::vector<std::shared_ptr<gpu::ComputePipeline>> pipelines;  ///< one per pass
-  std::vector<std::vector<gpu::Buffer>> uniforms;                ///< per pass, per uniform binding
-  /// Bind groups (one per pass) by the identities of the tensor buffers bound: with pooled buffers a
-  /// steady stream of same-shaped calls reuses them. Bounded: cleared past kMaxBindGroupSets.
-  std::unordered_map<std::string, std::vector<gpu::BindGroup>> bind_groups;
-  static constexpr std::size_t kMaxBindGroupSets = 64;
-};
-
 struct KernelState {
   std::shared_ptr<const store::Package> package;
   std::shared_ptr<const contract::Contract> contract;
   std::shared_ptr<Device> device;
   std::unique_ptr<contract::Planner> planner;
-  std::mutex prepared_mutex;
-  std::unordered_map<const contract::Plan*, std::pair<std::shared_ptr<const contract::Plan>, std::shared_ptr<PreparedPlan>>>
-      prepared;
+  std::uint64_t serial = 0;  ///< DeviceCache::next_serial(): the prefix of this kernel's cache keys
+  std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
 };
 
 /// One call encoded up to its submit: boundary checks passed, plan chosen, inputs uploaded, outputs
-/// allocated, bind groups made. `dispatches` point into `prepared` and stay valid while the device
-/// mutex stays held by the caller.
+/// allocated, bind groups made. `dispatches` point into `programs` and `bind_groups`, which the call
+/// holds (an eviction meanwhile does not free them); destroy it under the device mutex.
 struct EncodedCall {
-  std::shared_ptr<const contract::Plan> plan;
-  std::shared_ptr<PreparedPlan> prepared;
+  std::shared_ptr<CachedPlan> cached;
+  std::shared_ptr<const contract::Plan> plan;  ///< cached->plan
+  std::vector<std::shared_ptr<Program>> programs;  ///< per pass
+  std::shared_ptr<BindGroupSet> bind_groups;
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;  ///< uploaded host inputs, alive until submitted
   Outputs outputs;
   std::vector<gpu::Dispatch> dispatches;  ///< passes with work (an empty tensor has none)

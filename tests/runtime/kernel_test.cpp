@@ -43,11 +43,14 @@ TEST(KernelCall, RepeatCallRendersAndCompilesNothing) {
   const Kernel& k = onnx_kernel();
   CallInfo first, second;
   k.call(in.inputs(), {{"interleaved", std::int64_t{1}}}, {}, &first);
-  const std::size_t compiled = k.device()->state().gpu_pipelines_compiled();
+  const wgk::CacheStats before = k.device()->cache_stats();
   Outputs out = k.call(in.inputs(), {{"interleaved", std::int64_t{1}}}, {}, &second);
   EXPECT_TRUE(second.plan_cached);
   EXPECT_EQ(second.variant, first.variant);
-  EXPECT_EQ(k.device()->state().gpu_pipelines_compiled(), compiled) << "a repeat call compiled a pipeline";
+  const wgk::CacheStats after = k.device()->cache_stats();
+  EXPECT_EQ(after.compilations, before.compilations) << "a repeat call compiled a pipeline";
+  EXPECT_EQ(after.renders, before.renders) << "a repeat call rendered a template";
+  EXPECT_EQ(after.plans_made, before.plans_made) << "a repeat call planned again";
   reference::RotaryAttributes attrs;
   attrs.interleaved = true;
   const auto cmp = reference::compare(out.at("y").read(),

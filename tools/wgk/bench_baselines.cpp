@@ -39,7 +39,7 @@ fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
 // A vec4 copy of `bytes` between two new storage buffers, ready to dispatch. Caller holds the device mutex.
 struct Copy {
   gpu::Buffer src, dst;
-  std::shared_ptr<gpu::ComputePipeline> pipeline;
+  std::shared_ptr<runtime::Program> program;  // cached by the device (runtime/cache.h)
   gpu::BindGroup group;
   gpu::Dispatch dispatch;
 };
@@ -47,13 +47,14 @@ std::unique_ptr<Copy> make_copy(runtime::DeviceState& state, std::uint64_t bytes
   auto c = std::make_unique<Copy>();
   c->src = state.gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy src");
   c->dst = state.gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy dst");
-  c->pipeline = state.pipeline(kCopyWgsl, "bench/copy_vec4");
+  c->program = state.cache.program("bench/copy_vec4", "bench/copy_vec4", [] { return std::string(kCopyWgsl); });
+  const gpu::ComputePipeline& pipeline = state.cache.pipeline(state.gpu, *c->program);
   const gpu::BindGroupEntry entries[] = {{0, &c->src, 0, gpu::kWholeSize}, {1, &c->dst, 0, gpu::kWholeSize}};
-  c->group = state.gpu.create_bind_group(*c->pipeline, entries);
+  c->group = state.gpu.create_bind_group(pipeline, entries);
   const std::uint64_t groups = (bytes / 16 + 255) / 256;
   const std::uint64_t x = std::min<std::uint64_t>(groups, 32768);
   const std::uint64_t y = (groups + x - 1) / x;
-  c->dispatch = {c->pipeline.get(), &c->group, static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1};
+  c->dispatch = {&pipeline, &c->group, static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), 1};
   return c;
 }
 
@@ -78,10 +79,11 @@ runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int w
   std::lock_guard lock(state.mutex);
   auto& gpu = state.gpu;
   gpu::Buffer sink = gpu.create_buffer(16, gpu::BufferUsage::kStorage, "empty sink");
-  auto pipeline = state.pipeline(kEmptyWgsl, "bench/empty");
+  auto program = state.cache.program("bench/empty", "bench/empty", [] { return std::string(kEmptyWgsl); });
+  const gpu::ComputePipeline& pipeline = state.cache.pipeline(gpu, *program);
   const gpu::BindGroupEntry entries[] = {{0, &sink, 0, gpu::kWholeSize}};
-  gpu::BindGroup group = gpu.create_bind_group(*pipeline, entries);
-  return time_one(gpu, {pipeline.get(), &group, 1, 1, 1}, warmup, iterations);
+  gpu::BindGroup group = gpu.create_bind_group(pipeline, entries);
+  return time_one(gpu, {&pipeline, &group, 1, 1, 1}, warmup, iterations);
 }
 
 void spin_up(const std::shared_ptr<Device>& device, int ms) {

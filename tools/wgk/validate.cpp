@@ -187,21 +187,23 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
           report.failures.push_back("render " + signature_text(*call) + ": " + e.what());
           continue;
         }
-        for (const auto& pass : plan->passes) {
-          if (compiled_texts.count(pass.wgsl)) continue;
+        for (const auto& planned : plan->passes) {
+          const std::string& wgsl = *planned.wgsl;
+          const auto& pass = planned;
+          if (compiled_texts.count(wgsl)) continue;
           ++report.wgsl_texts;
-          if (!device.caps.shader_f16 && pass.wgsl.find("enable f16;") != std::string::npos) {
+          if (!device.caps.shader_f16 && wgsl.find("enable f16;") != std::string::npos) {
             ++report.capability;
-            compiled_texts[pass.wgsl] = true;
+            compiled_texts[wgsl] = true;
             continue;
           }
           try {
             std::lock_guard lock(device.mutex);
-            device.gpu.create_compute_pipeline(pass.wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
+            device.gpu.create_compute_pipeline(wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
             ++report.compiled;
-            compiled_texts[pass.wgsl] = true;
+            compiled_texts[wgsl] = true;
           } catch (const Error& e) {
-            compiled_texts[pass.wgsl] = false;
+            compiled_texts[wgsl] = false;
             report.failures.push_back("compile " + signature_text(*call) + " pass " + pass.pass->id + ": " + e.what());
           }
         }

@@ -1,0 +1,277 @@
+// DeviceCache: plans, programs, bind groups and pooled buffers under one byte budget (see cache.h).
+#include "runtime/cache.h"
+
+#include <bit>
+
+#include "wgk/error.h"
+
+namespace wgk::runtime {
+
+std::uint64_t allocation_size(std::uint64_t bytes) {
+  if (bytes <= 256) return 256;
+  // The octave [2^k, 2^(k+1)) is cut into quarters: 2^k * (1, 1.25, 1.5, 1.75).
+  const int k = 63 - std::countl_zero(bytes - 1);  // 2^k <= bytes - 1 < 2^(k+1)
+  const std::uint64_t quarter = std::uint64_t{1} << (k - 2);
+  std::uint64_t size = std::uint64_t{1} << k;
+  while (size < bytes) size += quarter;
+  return size;
+}
+
+DeviceCache::DeviceCache(std::uint64_t budget) : budget_(budget) {}
+
+DeviceCache::~DeviceCache() = default;
+
+void DeviceCache::insert(Entry entry) {
+  const Kind kind = entry.kind;
+  if (kind != kBuffer) {  // the same key inserted twice (two threads planned one signature): the newer stays
+    auto old = index_[kind].find(entry.key);
+    if (old != index_[kind].end()) evict(old->second);
+  }
+  bytes_[kind] += entry.bytes;
+  ++entries_[kind];
+  lru_.push_front(std::move(entry));
+  auto it = lru_.begin();
+  if (kind == kBuffer) {
+    pool_[it->buffer.size()].push_back(it);
+  } else {
+    index_[kind].emplace(it->key, it);
+    if (kind == kBindGroup)
+      for (std::uint64_t token : it->pins) pinned_by_[token].insert(it->key);
+  }
+  enforce_budget();
+}
+
+void DeviceCache::touch(Lru::iterator it) { lru_.splice(lru_.begin(), lru_, it); }
+
+void DeviceCache::evict(Lru::iterator it) {
+  Entry& e = *it;
+  bytes_[e.kind] -= e.bytes;
+  --entries_[e.kind];
+  ++evictions_;
+  switch (e.kind) {
+    case kBuffer: {
+      auto& list = pool_[e.buffer.size()];
+      std::erase(list, it);
+      if (list.empty()) pool_.erase(e.buffer.size());
+      break;
+    }
+    case kBindGroup:
+      index_[kBindGroup].erase(e.key);
+      for (std::uint64_t token : e.pins) {
+        auto p = pinned_by_.find(token);
+        if (p == pinned_by_.end()) continue;
+        p->second.erase(e.key);
+        if (p->second.empty()) pinned_by_.erase(p);
+      }
+      break;
+    case kPlan:
+    case kProgram:
+      index_[e.kind].erase(e.key);
+      break;
+    case kKinds:
+      break;
+  }
+  const Kind kind = e.kind;
+  const std::uint64_t token = kind == kBuffer ? buffer_token(e.buffer.id()) : kind == kPlan ? plan_token(e.plan->id) : 0;
+  evicted_.push_back(std::move(e));
+  lru_.erase(it);
+  // What binds a buffer or a plan that goes, goes with it: a cached bind group never keeps either alive.
+  if (token) evict_pinned(token);
+}
+
+void DeviceCache::evict_pinned(std::uint64_t token) {
+  auto p = pinned_by_.find(token);
+  if (p == pinned_by_.end()) return;
+  const std::vector<std::string> keys(p->second.begin(), p->second.end());
+  for (const std::string& key : keys) {
+    auto it = index_[kBindGroup].find(key);
+    if (it != index_[kBindGroup].end()) evict(it->second);
+  }
+  pinned_by_.erase(token);
+}
+
+void DeviceCache::enforce_budget() {
+  std::uint64_t total = bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer];
+  while (total > budget_ && !lru_.empty()) {
+    evict(std::prev(lru_.end()));
+    total = bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer];
+  }
+}
+
+// ---- plans --------------------------------------------------------------------------------------
+
+std::shared_ptr<CachedPlan> DeviceCache::find_plan(std::string_view key, std::vector<std::shared_ptr<Program>>* programs) {
+  std::lock_guard lock(mutex_);
+  auto it = index_[kPlan].find(std::string(key));
+  if (it == index_[kPlan].end()) return nullptr;
+  std::shared_ptr<CachedPlan> plan = it->second->plan;
+  programs->clear();
+  for (const auto& weak : plan->programs) {
+    auto program = weak.lock();
+    if (!program) {  // a program of this plan was evicted: plan (and render) again
+      programs->clear();
+      evict(it->second);
+      return nullptr;
+    }
+    programs->push_back(std::move(program));
+  }
+  touch(it->second);
+  return plan;
+}
+
+std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::shared_ptr<CachedPlan> plan) {
+  std::uint64_t bytes = kPlanBaseBytes + key.size();
+  for (const auto& pass : plan->plan->passes)
+    for (const auto& b : pass.bindings) bytes += sizeof b + b.uniform.size();
+  std::lock_guard lock(mutex_);
+  plan->id = next_plan_id_++;
+  ++plans_made_;
+  Entry e{kPlan, std::move(key), bytes};
+  e.plan = plan;
+  insert(std::move(e));
+  return plan;
+}
+
+// ---- programs -----------------------------------------------------------------------------------
+
+std::shared_ptr<Program> DeviceCache::program(const std::string& key, const std::string& label,
+                                              const std::function<std::string()>& render) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = index_[kProgram].find(key);
+    if (it != index_[kProgram].end()) {
+      touch(it->second);
+      return it->second->program;
+    }
+  }
+  auto program = std::make_shared<Program>();
+  program->wgsl = std::make_shared<const std::string>(render());
+  program->label = label;
+  std::lock_guard lock(mutex_);
+  ++renders_;
+  auto it = index_[kProgram].find(key);
+  if (it != index_[kProgram].end()) {  // another thread rendered it meanwhile
+    touch(it->second);
+    return it->second->program;
+  }
+  Entry e{kProgram, key, key.size() + program->wgsl->size() + kPipelineBytes};
+  e.program = program;
+  insert(std::move(e));
+  return program;
+}
+
+const gpu::ComputePipeline& DeviceCache::pipeline(gpu::Device& gpu, Program& program) {
+  if (!program.pipeline) {
+    program.pipeline = std::make_shared<gpu::ComputePipeline>(gpu.create_compute_pipeline(*program.wgsl, program.label));
+    std::lock_guard lock(mutex_);
+    ++compilations_;
+  }
+  return *program.pipeline;
+}
+
+// ---- bind groups --------------------------------------------------------------------------------
+
+std::shared_ptr<BindGroupSet> DeviceCache::find_bind_groups(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = index_[kBindGroup].find(key);
+  if (it == index_[kBindGroup].end()) return nullptr;
+  touch(it->second);
+  return it->second->bind_groups;
+}
+
+void DeviceCache::insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, std::uint64_t plan,
+                                     const std::vector<const void*>& buffers) {
+  Entry e{kBindGroup, std::move(key), 0};
+  e.bytes = e.key.size() + kBindGroupBytes * set->groups.size();
+  e.bind_groups = std::move(set);
+  e.pins.push_back(plan_token(plan));
+  for (const void* id : buffers) e.pins.push_back(buffer_token(id));
+  std::lock_guard lock(mutex_);
+  insert(std::move(e));
+}
+
+// ---- buffers ------------------------------------------------------------------------------------
+
+gpu::Buffer DeviceCache::take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::string_view label) {
+  const std::uint64_t size = allocation_size(bytes);
+  {
+    std::lock_guard lock(mutex_);
+    auto p = pool_.find(size);
+    if (p != pool_.end()) {
+      Lru::iterator it = p->second.back();
+      gpu::Buffer buffer = std::move(it->buffer);
+      p->second.pop_back();
+      if (p->second.empty()) pool_.erase(p);
+      bytes_[kBuffer] -= it->bytes;
+      --entries_[kBuffer];
+      lru_.erase(it);  // its bind groups stay cached: the buffer lives on
+      return buffer;
+    }
+  }
+  gpu::Buffer buffer = gpu.create_buffer(size, gpu::BufferUsage::kStorage, label);
+  std::lock_guard lock(mutex_);
+  ++buffers_alive_;
+  buffer_bytes_alive_ += size;
+  return buffer;
+}
+
+void DeviceCache::give_back(gpu::Buffer buffer) {
+  std::lock_guard lock(mutex_);
+  Entry e{kBuffer, {}, buffer.size()};
+  e.buffer = std::move(buffer);
+  if (e.bytes > budget_) {  // would evict everything else and then itself
+    const std::uint64_t token = buffer_token(e.buffer.id());
+    evicted_.push_back(std::move(e));
+    evict_pinned(token);
+    return;
+  }
+  insert(std::move(e));
+}
+
+void DeviceCache::release_evicted() {
+  std::vector<Entry> dead;
+  {
+    std::lock_guard lock(mutex_);
+    if (evicted_.empty()) return;
+    dead.swap(evicted_);
+    for (const Entry& e : dead) {
+      if (e.kind != kBuffer) continue;
+      --buffers_alive_;
+      buffer_bytes_alive_ -= e.buffer.size();
+    }
+  }
+  // Dawn releases here, outside the cache's mutex, under the caller's device mutex. A plan or program
+  // still used by a call in flight lives on in that call and is released with it.
+}
+
+CacheStats DeviceCache::stats() {
+  std::lock_guard lock(mutex_);
+  CacheStats s;
+  auto put = [&](CacheStats::Kind& k, Kind kind) {
+    k.entries = entries_[kind];
+    k.bytes = bytes_[kind];
+  };
+  put(s.plans, kPlan);
+  put(s.programs, kProgram);
+  put(s.bind_groups, kBindGroup);
+  put(s.pooled_buffers, kBuffer);
+  s.budget_bytes = budget_;
+  s.cached_bytes = bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer];
+  s.buffers_alive = buffers_alive_;
+  s.buffer_bytes_alive = buffer_bytes_alive_;
+  s.plans_made = plans_made_;
+  s.renders = renders_;
+  s.compilations = compilations_;
+  s.evictions = evictions_;
+  return s;
+}
+
+void DeviceCache::clear() {
+  {
+    std::lock_guard lock(mutex_);
+    while (!lru_.empty()) evict(std::prev(lru_.end()));
+  }
+  release_evicted();
+}
+
+}  // namespace wgk::runtime

@@ -1,0 +1,151 @@
+#pragma once
+// One owner of what a device caches (docs/design.md "Caches and memory"): the plans of call signatures,
+// programs (a pass's rendered WGSL and its compiled pipeline), bind groups, and the pool of storage
+// buffers. Every entry is on one least-recently-used list with its byte size; whenever the cached bytes
+// pass the budget the oldest entries go, whatever their kind. Nothing cached keeps alive a buffer that
+// no caller holds, except the pool itself (counted): a bind group is dropped with any pooled buffer or
+// plan it binds when that goes.
+//
+// Threads: every member takes the cache's own mutex, so lookups run from any thread (planning happens
+// before the device mutex is taken, and a DeviceTensor may die on any thread). Dawn objects are never
+// released under that mutex on another thread: evicted entries go to a graveyard that release_evicted()
+// empties under the device mutex. Entries handed out are shared: a call in flight keeps what it uses.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "contract/contract.h"
+#include "contract/plan.h"
+#include "gpu/device.h"
+#include "wgk/kernel.h"
+
+namespace wgk::runtime {
+
+/// A pass's rendered WGSL and, once a call used it, its compiled pipeline. Keyed by what the template
+/// reads (contract::PlannedPass::program_key), so calls that differ only in uniform values share it.
+struct Program {
+  std::shared_ptr<const std::string> wgsl;
+  std::string label;                               ///< "<domain>.<op>/<variant>/<pass>"
+  std::shared_ptr<gpu::ComputePipeline> pipeline;  ///< null until first used; set under the device mutex
+};
+
+/// The plan of one call signature of one kernel, and the GPU objects that depend only on it.
+struct CachedPlan {
+  std::uint64_t id = 0;                                ///< unique per device: bind group keys name it
+  std::shared_ptr<const contract::Contract> contract;  ///< keeps the plan's pointers into it valid
+  std::shared_ptr<const contract::Plan> plan;
+  std::vector<std::weak_ptr<Program>> programs;        ///< per pass; expired: the plan is made again
+  std::vector<std::vector<gpu::Buffer>> uniforms;      ///< per pass, per uniform binding; made under the device mutex
+  bool uniforms_written = false;
+};
+
+/// Bind groups of one call's passes, by the plan and the buffers (and bound sizes) they bind.
+struct BindGroupSet {
+  std::vector<gpu::BindGroup> groups;
+};
+
+/// A storage buffer's allocation size for `bytes` (> 0): the next of 2^k, 1.25, 1.5 and 1.75 * 2^k
+/// at or above it (at most 25% more than asked, at least 256 bytes), so that tensors of nearby sizes
+/// reuse pooled buffers. Calls bind only the tensor's own bytes, never the rounding.
+std::uint64_t allocation_size(std::uint64_t bytes);
+
+class DeviceCache {
+ public:
+  /// `budget`: DeviceOptions::cache_budget_bytes. Estimated sizes of entries that are not buffers:
+  static constexpr std::uint64_t kPlanBaseBytes = 2048;  ///< a plan, its key, its uniform buffers' objects
+  /// A compiled pipeline's host memory, measured on lavapipe (docs/PERF.md "Memory"); on a discrete GPU
+  /// most of it is driver memory that no counter shows.
+  static constexpr std::uint64_t kPipelineBytes = 192 << 10;
+  static constexpr std::uint64_t kBindGroupBytes = 1024;  ///< one Dawn bind group per pass, and its key
+  explicit DeviceCache(std::uint64_t budget);
+  ~DeviceCache();
+  DeviceCache(const DeviceCache&) = delete;
+  DeviceCache& operator=(const DeviceCache&) = delete;
+
+  // -- plans ---------------------------------------------------------------------------------------
+  /// The cached plan for `key` (kernel serial + call signature), or null. A hit whose programs were
+  /// evicted is dropped and reported as a miss. `programs` receives the live programs of a hit.
+  std::shared_ptr<CachedPlan> find_plan(std::string_view key, std::vector<std::shared_ptr<Program>>* programs);
+  /// Caches a new plan (its id is assigned here) and returns it.
+  std::shared_ptr<CachedPlan> insert_plan(std::string key, std::shared_ptr<CachedPlan> plan);
+
+  // -- programs ------------------------------------------------------------------------------------
+  /// The program for `key`, rendering it with `render` on a miss (outside the cache's mutex).
+  std::shared_ptr<Program> program(const std::string& key, const std::string& label,
+                                   const std::function<std::string()>& render);
+  /// `program`'s pipeline, compiled on first use. Caller holds the device mutex.
+  const gpu::ComputePipeline& pipeline(gpu::Device& gpu, Program& program);
+
+  // -- bind groups ---------------------------------------------------------------------------------
+  /// The bind groups for `key`, or null.
+  std::shared_ptr<BindGroupSet> find_bind_groups(const std::string& key);
+  /// Caches `set`, pinned by `plan` and by the buffers with these ids: it goes when any of them goes.
+  void insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, std::uint64_t plan,
+                          const std::vector<const void*>& buffers);
+
+  // -- buffers -------------------------------------------------------------------------------------
+  /// A storage buffer of allocation_size(bytes): a pooled one, else a new one. Caller holds the device
+  /// mutex. Pooled buffers hold stale data: every byte a kernel reads is written first.
+  gpu::Buffer take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::string_view label);
+  /// Returns a buffer to the pool (any thread), or to the graveyard when it alone passes the budget.
+  void give_back(gpu::Buffer buffer);
+
+  /// Releases what eviction left (Dawn objects). Caller holds the device mutex.
+  void release_evicted();
+  /// Counters for CacheStats (Device::cache_stats()).
+  CacheStats stats();
+  /// Drops every entry (Device teardown). Caller holds the device mutex.
+  void clear();
+
+  /// A new serial for a kernel: plan keys start with it, so two kernels never share a plan.
+  std::uint64_t next_serial() { return next_serial_.fetch_add(1); }
+
+ private:
+  enum Kind : int { kPlan, kProgram, kBindGroup, kBuffer, kKinds };
+  struct Entry {
+    Kind kind;
+    std::string key;  ///< empty for buffers
+    std::uint64_t bytes = 0;
+    std::shared_ptr<CachedPlan> plan;
+    std::shared_ptr<Program> program;
+    std::shared_ptr<BindGroupSet> bind_groups;
+    std::vector<std::uint64_t> pins;  ///< bind groups: the tokens of what they bind
+    gpu::Buffer buffer;
+  };
+  using Lru = std::list<Entry>;
+
+  void insert(Entry entry);              // front of the LRU, then evict past the budget
+  void touch(Lru::iterator it);          // to the front
+  void evict(Lru::iterator it);          // out of every index, payload to the graveyard
+  void evict_pinned(std::uint64_t token);  // the bind groups that bind `token`
+  void enforce_budget();
+  static std::uint64_t buffer_token(const void* id) { return reinterpret_cast<std::uintptr_t>(id); }
+  static std::uint64_t plan_token(std::uint64_t id) { return (id << 1) | 1; }  // buffer ids are even
+
+  std::mutex mutex_;
+  const std::uint64_t budget_;
+  Lru lru_;  ///< front: most recently used
+  std::unordered_map<std::string, Lru::iterator> index_[3];  ///< kPlan, kProgram, kBindGroup by key
+  std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;  ///< free buffers by allocation size
+  std::unordered_map<std::uint64_t, std::unordered_set<std::string>> pinned_by_;  ///< token -> bind group keys
+  std::uint64_t bytes_[kKinds] = {};
+  std::size_t entries_[kKinds] = {};
+  std::uint64_t next_plan_id_ = 1;
+  std::atomic<std::uint64_t> next_serial_{1};
+  // Graveyard: evicted payloads, released by release_evicted() under the device mutex.
+  std::vector<Entry> evicted_;
+  // Counters.
+  std::uint64_t plans_made_ = 0, renders_ = 0, compilations_ = 0, evictions_ = 0;
+  std::size_t buffers_alive_ = 0;
+  std::uint64_t buffer_bytes_alive_ = 0;
+};
+
+}  // namespace wgk::runtime
