@@ -36,9 +36,10 @@ struct DeviceOptions {
   bool high_performance = true;
   /// Bytes the device may keep cached (plans, programs with their compiled pipelines, bind groups, and
   /// pooled storage buffers), least recently used evicted first. Tensors that callers hold are not
-  /// counted and never evicted. The default, 256 MiB, holds the pooled buffers of a few large
-  /// prefill calls; a budget of 0 caches nothing (every call plans, renders and compiles again).
-  std::uint64_t cache_budget_bytes = std::uint64_t{256} << 20;
+  /// counted and never evicted. The default, 64 MiB, holds some 20,000 plans, or the pooled buffers of
+  /// one 1x32x4096x128 float32 prefill; a budget of 0 caches nothing (every call plans, renders and
+  /// compiles again). On a CPU adapter (lavapipe) pooled buffers are host memory.
+  std::uint64_t cache_budget_bytes = std::uint64_t{64} << 20;
 };
 
 /// What a device's cache holds now (entries and bytes per kind) and what it has done so far. Bytes of

@@ -694,9 +694,8 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
           key += '\n';
         }
         auto render_text = [&] { return (needs_f16 ? "enable f16;\n" : "") + decls + t.render(scope); };
-        pp.wgsl = programs_ ? programs_(key, op + "/" + variant.id + "/" + pass.id, render_text)
-                            : std::make_shared<const std::string>(render_text());
-        pp.program_key = std::move(key);
+        pp.program = programs_ ? programs_(std::move(key), op + "/" + variant.id + "/" + pass.id, render_text)
+                               : std::make_shared<const ProgramText>(ProgramText{std::move(key), render_text()});
       } catch (const Error& e) {  // a template fault: say which package, variant and pass
         throw Error(e.kind(), contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
                                   pass.id + ": " + e.what());

@@ -77,15 +77,20 @@ struct PlannedBinding {
   std::vector<std::byte> uniform;     ///< kUniform: the struct packed by WGSL uniform layout, size % 16 == 0
 };
 
+/// A pass's WGSL and what it depends on.
+struct ProgramText {
+  /// The shader file, the generated declarations (binding element types, `enable f16`) and the value of
+  /// every top-level name the template reads (tmpl::Template::names()), one "name=repr" a line. Two
+  /// calls with the same key render the same text: shapes carried only by uniforms and dispatch sizes
+  /// (sequence length, batch, position count) reuse it and its compiled pipeline.
+  std::string key;
+  std::string wgsl;  ///< generated declarations + rendered template
+};
+
 struct PlannedPass {
   const Pass* pass = nullptr;
-  /// Generated declarations + rendered template (null if not rendered); shared by every plan whose
-  /// pass has the same program_key.
-  std::shared_ptr<const std::string> wgsl;
-  /// What the WGSL depends on: the shader file, the generated declarations (binding element types) and
-  /// the value of every top-level name the template reads (tmpl::Template::names()). Two calls with the
-  /// same key render the same text, so shapes carried only by uniforms and dispatch sizes reuse it.
-  std::string program_key;
+  /// Null if not rendered. Shared by every plan whose pass has the same key (see ProgramSource).
+  std::shared_ptr<const ProgramText> program;
   std::array<std::uint32_t, 3> workgroups{};  ///< dispatch x, y, z (workgroup counts)
   std::vector<PlannedBinding> bindings;
 };
@@ -142,10 +147,10 @@ class Planner {
  public:
   /// Reads a package file (a pass's `shader`) as text; throws wgk::Error when missing.
   using TemplateSource = std::function<std::string(const std::string& file_name)>;
-  /// Rendered WGSL by program key: returns the text for `key`, calling `render` only when it has none
-  /// (the runtime's device cache). Without one, plan() renders every time.
-  using ProgramSource = std::function<std::shared_ptr<const std::string>(
-      const std::string& key, const std::string& label, const std::function<std::string()>& render)>;
+  /// Programs by key (ProgramText::key): returns the program for `key`, calling `render` for its WGSL
+  /// only when it has none (the runtime's device cache). Without one, plan() renders every time.
+  using ProgramSource = std::function<std::shared_ptr<const ProgramText>(
+      std::string key, const std::string& label, const std::function<std::string()>& render)>;
 
   Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates,
           ProgramSource programs = nullptr);

@@ -72,10 +72,11 @@ void DeviceCache::evict(Lru::iterator it) {
       break;
   }
   const Kind kind = e.kind;
-  const std::uint64_t token = kind == kBuffer ? buffer_token(e.buffer.id()) : kind == kPlan ? plan_token(e.plan->id) : 0;
+  const std::uint64_t token =
+      kind == kBuffer ? buffer_token(e.buffer.id()) : kind == kProgram ? program_token(e.program->id) : 0;
   evicted_.push_back(std::move(e));
   lru_.erase(it);
-  // What binds a buffer or a plan that goes, goes with it: a cached bind group never keeps either alive.
+  // What binds a buffer or a program that goes, goes with it: a cached bind group keeps neither alive.
   if (token) evict_pinned(token);
 }
 
@@ -134,35 +135,55 @@ std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::share
 
 // ---- programs -----------------------------------------------------------------------------------
 
-std::shared_ptr<Program> DeviceCache::program(const std::string& key, const std::string& label,
-                                              const std::function<std::string()>& render) {
-  {
-    std::lock_guard lock(mutex_);
-    auto it = index_[kProgram].find(key);
-    if (it != index_[kProgram].end()) {
-      touch(it->second);
-      return it->second->program;
-    }
-  }
-  auto program = std::make_shared<Program>();
-  program->wgsl = std::make_shared<const std::string>(render());
-  program->label = label;
+std::shared_ptr<Program> DeviceCache::find_program(const std::string& key) {
   std::lock_guard lock(mutex_);
-  ++renders_;
   auto it = index_[kProgram].find(key);
-  if (it != index_[kProgram].end()) {  // another thread rendered it meanwhile
+  if (it == index_[kProgram].end()) return nullptr;
+  touch(it->second);
+  return it->second->program;
+}
+
+std::shared_ptr<Program> DeviceCache::add_program(std::string key, std::shared_ptr<const contract::ProgramText> text,
+                                                  const std::string& label) {
+  std::lock_guard lock(mutex_);
+  auto it = index_[kProgram].find(key);
+  if (it != index_[kProgram].end()) {  // another thread made it meanwhile
     touch(it->second);
     return it->second->program;
   }
-  Entry e{kProgram, key, key.size() + program->wgsl->size() + kPipelineBytes};
+  auto program = std::make_shared<Program>();
+  program->id = next_program_id_++;
+  program->text = std::move(text);
+  program->label = label;
+  Entry e{kProgram, std::move(key), 0};
+  e.bytes = e.key.size() + program->text->key.size() + program->text->wgsl.size() + kPipelineBytes;
   e.program = program;
   insert(std::move(e));
   return program;
 }
 
+std::shared_ptr<Program> DeviceCache::program(std::string_view owner, const std::string& text_key,
+                                              const std::string& label, const std::function<std::string()>& render) {
+  std::string key = std::string(owner) + text_key;
+  if (auto found = find_program(key)) return found;
+  auto text = std::make_shared<const contract::ProgramText>(contract::ProgramText{text_key, render()});
+  {
+    std::lock_guard lock(mutex_);
+    ++renders_;
+  }
+  return add_program(std::move(key), std::move(text), label);
+}
+
+std::shared_ptr<Program> DeviceCache::program(std::string_view owner, std::shared_ptr<const contract::ProgramText> text,
+                                              const std::string& label) {
+  std::string key = std::string(owner) + text->key;
+  if (auto found = find_program(key)) return found;
+  return add_program(std::move(key), std::move(text), label);
+}
+
 const gpu::ComputePipeline& DeviceCache::pipeline(gpu::Device& gpu, Program& program) {
   if (!program.pipeline) {
-    program.pipeline = std::make_shared<gpu::ComputePipeline>(gpu.create_compute_pipeline(*program.wgsl, program.label));
+    program.pipeline = std::make_shared<gpu::ComputePipeline>(gpu.create_compute_pipeline(program.text->wgsl, program.label));
     std::lock_guard lock(mutex_);
     ++compilations_;
   }
@@ -179,12 +200,12 @@ std::shared_ptr<BindGroupSet> DeviceCache::find_bind_groups(const std::string& k
   return it->second->bind_groups;
 }
 
-void DeviceCache::insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, std::uint64_t plan,
-                                     const std::vector<const void*>& buffers) {
+void DeviceCache::insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set,
+                                     const std::vector<std::uint64_t>& programs, const std::vector<const void*>& buffers) {
   Entry e{kBindGroup, std::move(key), 0};
-  e.bytes = e.key.size() + kBindGroupBytes * set->groups.size();
+  e.bytes = e.key.size() + kBindGroupBytes * set->groups.size() + set->written.size();
   e.bind_groups = std::move(set);
-  e.pins.push_back(plan_token(plan));
+  for (std::uint64_t id : programs) e.pins.push_back(program_token(id));
   for (const void* id : buffers) e.pins.push_back(buffer_token(id));
   std::lock_guard lock(mutex_);
   insert(std::move(e));

@@ -32,7 +32,8 @@ namespace wgk::runtime {
 /// A pass's rendered WGSL and, once a call used it, its compiled pipeline. Keyed by what the template
 /// reads (contract::PlannedPass::program_key), so calls that differ only in uniform values share it.
 struct Program {
-  std::shared_ptr<const std::string> wgsl;
+  std::uint64_t id = 0;  ///< unique per device (bind group keys name it); assigned when cached
+  std::shared_ptr<const contract::ProgramText> text;
   std::string label;                               ///< "<domain>.<op>/<variant>/<pass>"
   std::shared_ptr<gpu::ComputePipeline> pipeline;  ///< null until first used; set under the device mutex
 };
@@ -43,28 +44,34 @@ struct CachedPlan {
   std::shared_ptr<const contract::Contract> contract;  ///< keeps the plan's pointers into it valid
   std::shared_ptr<const contract::Plan> plan;
   std::vector<std::weak_ptr<Program>> programs;        ///< per pass; expired: the plan is made again
-  std::vector<std::vector<gpu::Buffer>> uniforms;      ///< per pass, per uniform binding; made under the device mutex
-  bool uniforms_written = false;
 };
 
-/// Bind groups of one call's passes, by the plan and the buffers (and bound sizes) they bind.
+/// Bind groups of one call's passes, by the programs and the buffers they bind, with
+/// their own uniform buffers. Calls of other plans that bind the same buffers share the set: each call
+/// writes its uniform bytes into them when they differ from the last written (queue writes and submits
+/// run in order, so a call in flight keeps the values it was submitted with).
 struct BindGroupSet {
-  std::vector<gpu::BindGroup> groups;
+  std::vector<gpu::BindGroup> groups;              ///< per pass
+  std::vector<std::vector<gpu::Buffer>> uniforms;  ///< per pass, per uniform binding
+  std::vector<std::byte> written;                  ///< every uniform's bytes as last written, in order
 };
 
 /// A storage buffer's allocation size for `bytes` (> 0): the next of 2^k, 1.25, 1.5 and 1.75 * 2^k
 /// at or above it (at most 25% more than asked, at least 256 bytes), so that tensors of nearby sizes
-/// reuse pooled buffers. Calls bind only the tensor's own bytes, never the rounding.
+/// reuse pooled buffers, and the bind groups that bind them (calls bind the whole allocation).
 std::uint64_t allocation_size(std::uint64_t bytes);
 
 class DeviceCache {
  public:
   /// `budget`: DeviceOptions::cache_budget_bytes. Estimated sizes of entries that are not buffers:
-  static constexpr std::uint64_t kPlanBaseBytes = 2048;  ///< a plan, its key, its uniform buffers' objects
-  /// A compiled pipeline's host memory, measured on lavapipe (docs/PERF.md "Memory"); on a discrete GPU
-  /// most of it is driver memory that no counter shows.
-  static constexpr std::uint64_t kPipelineBytes = 192 << 10;
-  static constexpr std::uint64_t kBindGroupBytes = 1024;  ///< one Dawn bind group per pass, and its key
+  /// A plan and its key, host memory only. Measured: 2,003 heap bytes per plan of a rank-4 call of
+  /// com.microsoft.RotaryEmbedding (mallinfo2 over 4,000 new shapes; docs/PERF.md "Memory").
+  static constexpr std::uint64_t kPlanBaseBytes = 2048;
+  /// A compiled pipeline. Measured on lavapipe: 0.5 MiB of RSS per pipeline of ai.onnx.RotaryEmbedding's
+  /// quad kernel (200 pipelines, docs/PERF.md "Memory"); on a discrete GPU most of it is driver memory
+  /// that no counter here shows.
+  static constexpr std::uint64_t kPipelineBytes = 512 << 10;
+  static constexpr std::uint64_t kBindGroupBytes = 4096;  ///< one Dawn bind group per pass and its uniform buffers
   explicit DeviceCache(std::uint64_t budget);
   ~DeviceCache();
   DeviceCache(const DeviceCache&) = delete;
@@ -78,17 +85,21 @@ class DeviceCache {
   std::shared_ptr<CachedPlan> insert_plan(std::string key, std::shared_ptr<CachedPlan> plan);
 
   // -- programs ------------------------------------------------------------------------------------
-  /// The program for `key`, rendering it with `render` on a miss (outside the cache's mutex).
-  std::shared_ptr<Program> program(const std::string& key, const std::string& label,
+  /// The program for `owner` (a kernel's serial prefix) and `key` (contract::ProgramText::key),
+  /// rendering its WGSL with `render` on a miss (outside the cache's mutex).
+  std::shared_ptr<Program> program(std::string_view owner, const std::string& key, const std::string& label,
                                    const std::function<std::string()>& render);
+  /// The program for `owner` and `text` (rendered already): found, or cached as it is.
+  std::shared_ptr<Program> program(std::string_view owner, std::shared_ptr<const contract::ProgramText> text,
+                                   const std::string& label);
   /// `program`'s pipeline, compiled on first use. Caller holds the device mutex.
   const gpu::ComputePipeline& pipeline(gpu::Device& gpu, Program& program);
 
   // -- bind groups ---------------------------------------------------------------------------------
   /// The bind groups for `key`, or null.
   std::shared_ptr<BindGroupSet> find_bind_groups(const std::string& key);
-  /// Caches `set`, pinned by `plan` and by the buffers with these ids: it goes when any of them goes.
-  void insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, std::uint64_t plan,
+  /// Caches `set`, pinned by the programs and the buffers with these ids: it goes when any of them goes.
+  void insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, const std::vector<std::uint64_t>& programs,
                           const std::vector<const void*>& buffers);
 
   // -- buffers -------------------------------------------------------------------------------------
@@ -122,13 +133,16 @@ class DeviceCache {
   };
   using Lru = std::list<Entry>;
 
+  std::shared_ptr<Program> find_program(const std::string& key);
+  std::shared_ptr<Program> add_program(std::string key, std::shared_ptr<const contract::ProgramText> text,
+                                       const std::string& label);
   void insert(Entry entry);              // front of the LRU, then evict past the budget
   void touch(Lru::iterator it);          // to the front
   void evict(Lru::iterator it);          // out of every index, payload to the graveyard
   void evict_pinned(std::uint64_t token);  // the bind groups that bind `token`
   void enforce_budget();
   static std::uint64_t buffer_token(const void* id) { return reinterpret_cast<std::uintptr_t>(id); }
-  static std::uint64_t plan_token(std::uint64_t id) { return (id << 1) | 1; }  // buffer ids are even
+  static std::uint64_t program_token(std::uint64_t id) { return (id << 1) | 1; }  // buffer ids are even
 
   std::mutex mutex_;
   const std::uint64_t budget_;
@@ -138,7 +152,7 @@ class DeviceCache {
   std::unordered_map<std::uint64_t, std::unordered_set<std::string>> pinned_by_;  ///< token -> bind group keys
   std::uint64_t bytes_[kKinds] = {};
   std::size_t entries_[kKinds] = {};
-  std::uint64_t next_plan_id_ = 1;
+  std::uint64_t next_plan_id_ = 1, next_program_id_ = 1;
   std::atomic<std::uint64_t> next_serial_{1};
   // Graveyard: evicted payloads, released by release_evicted() under the device mutex.
   std::vector<Entry> evicted_;

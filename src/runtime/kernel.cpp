@@ -50,6 +50,16 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
     throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) +
                                                  " bytes exceed the adapter's maxStorageBufferBindingSize " +
                                                  std::to_string(*max));
+  // Host data waits in Dawn's staging memory until the GPU has run the work queued before it. A caller
+  // that never reads could queue without end: past kMaxQueuedWriteBytes since the GPU was last seen
+  // idle, wait for it first.
+  if (!data.empty()) {
+    if (state.queued_write_bytes > 0 && state.queued_write_bytes + data.size() > DeviceState::kMaxQueuedWriteBytes) {
+      state.gpu.wait();
+      state.queued_write_bytes = 0;
+    }
+    state.queued_write_bytes += data.size();
+  }
   auto buffer = std::make_shared<DeviceBuffer>();
   buffer->device = device;
   buffer->bytes = bytes;
@@ -144,6 +154,7 @@ HostTensor DeviceTensor::read() const {
   // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
   std::vector<std::byte> words((host.data.size() + 3) & ~std::size_t{3});
   state.gpu.read(buffer_->buffer, 0, words);
+  state.queued_write_bytes = 0;  // the read waited for everything queued before it
   std::memcpy(host.data.data(), words.data(), host.data.size());
   return host;
 }
@@ -174,9 +185,9 @@ std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const st
   state->serial = cache.next_serial();
   const std::string prefix = state->serial_prefix();
   // Programs are cached by this kernel's serial and what the template reads (PlannedPass::program_key).
-  auto programs = [&cache, prefix](const std::string& key, const std::string& label,
+  auto programs = [&cache, prefix](std::string key, const std::string& label,
                                    const std::function<std::string()>& render) {
-    return cache.program(prefix + key, label, render)->wgsl;
+    return cache.program(prefix, key, label, render)->text;
   };
   state->planner = std::make_unique<contract::Planner>(
       state->contract, state->device->state().caps,
@@ -230,7 +241,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     for (const auto& pass : planned->plan->passes) {
       // Rendered by plan() a moment ago (or found): this finds it, unless a tiny budget evicted it.
       const std::string label = contract.domain + "." + contract.name + "/" + planned->plan->variant->id + "/" + pass.pass->id;
-      call.programs.push_back(cache.program(k.serial_prefix() + pass.program_key, label, [&] { return *pass.wgsl; }));
+      call.programs.push_back(cache.program(k.serial_prefix(), pass.program, label));
       planned->programs.push_back(call.programs.back());
     }
     call.cached = cache.insert_plan(std::move(stored_key), std::move(planned));
@@ -295,46 +306,31 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   DeviceState& device = k.device->state();
   lock.lock();
   cache.release_evicted();
-  CachedPlan& cached = *call.cached;
   std::vector<const gpu::ComputePipeline*> pipelines;
   for (std::size_t p = 0; p < plan.passes.size(); ++p) pipelines.push_back(&cache.pipeline(device.gpu, *call.programs[p]));
-  if (!cached.uniforms_written) {
-    cached.uniforms.clear();
-    for (const auto& pass : plan.passes) {
-      auto& uniforms = cached.uniforms.emplace_back();
-      for (const auto& b : pass.bindings) {
-        if (b.binding->kind != contract::BindingKind::kUniform) continue;
-        uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
-        device.gpu.write(uniforms.back(), 0, b.uniform);
-      }
-    }
-    cached.uniforms_written = true;
-  }
 
-  // Tensor buffers by argument name (inputs and outputs), with the bytes a call binds: the tensor's,
-  // padded to 16. At most a handful, so a flat list.
+  // Tensor buffers by argument name (inputs and outputs); at most a handful, so a flat list.
   struct BoundBuffer {
     std::string_view name;
     const gpu::Buffer* buffer;
-    std::uint64_t size;
   };
   std::vector<BoundBuffer> buffers;
   for (const Staged& st : staged) {
     if (const DeviceTensor* dt = st.arg->device()) {
       const DeviceBuffer& b = *dt->buffer();
-      buffers.push_back({st.spec->name, &b.buffer, padded(b.bytes)});
+      buffers.push_back({st.spec->name, &b.buffer});
       continue;
     }
     const HostTensor& host = *st.arg->host();
     std::span<const std::byte> bytes = st.narrowed.empty() ? std::span<const std::byte>(host.data) : st.narrowed;
     const std::uint64_t size = st.spec->storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
     call.inputs.push_back(make_buffer(k.device, size, bytes, st.spec->name));
-    buffers.push_back({st.spec->name, &call.inputs.back()->buffer, padded(size)});
+    buffers.push_back({st.spec->name, &call.inputs.back()->buffer});
   }
   for (const auto& out : plan.outputs) {
     const std::uint64_t bytes = static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
     auto buffer = make_buffer(k.device, bytes, {}, out.name);
-    buffers.push_back({out.name, &buffer->buffer, padded(bytes)});
+    buffers.push_back({out.name, &buffer->buffer});
     call.outputs.emplace(out.name, DeviceTensor(out.dtype, out.shape, std::move(buffer)));
   }
   auto buffer_of = [&](const std::string& arg) -> const BoundBuffer& {
@@ -343,37 +339,67 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     throw Error(ErrorKind::kContract, "variant " + plan.variant->id + " binds " + arg + ", which this call does not have");
   };
 
-  // Bind groups, cached by the plan and the identities and bound sizes of the buffers they bind
-  // (pooled buffers recur); each binds the tensor's own bytes, never the allocation's rounding.
-  std::string group_key(reinterpret_cast<const char*>(&cached.id), sizeof cached.id);
+  // Bind groups, cached by the programs and the identities of the buffers they bind. Each binds its
+  // buffers' whole allocation (allocation_size: a size class), so a pooled buffer reused for a tensor of
+  // another length in the same class keeps its bind groups (docs/kernel-conventions.md "Buffers").
+  std::string group_key;
+  std::vector<std::uint64_t> program_ids;
   std::vector<const void*> pinned;
-  for (const auto& pass : plan.passes)
-    for (const auto& b : pass.bindings)
+  for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+    program_ids.push_back(call.programs[p]->id);
+    group_key.append(reinterpret_cast<const char*>(&program_ids.back()), sizeof program_ids.back());
+    for (const auto& b : plan.passes[p].bindings)
       if (b.binding->kind != contract::BindingKind::kUniform) {
         const BoundBuffer& bound = buffer_of(b.binding->arg);
         const void* id = bound.buffer->id();
         group_key.append(reinterpret_cast<const char*>(&id), sizeof id);
-        group_key.append(reinterpret_cast<const char*>(&bound.size), sizeof bound.size);
         pinned.push_back(id);
       }
+  }
   call.bind_groups = cache.find_bind_groups(group_key);
   if (!call.bind_groups) {
     auto made = std::make_shared<BindGroupSet>();
     for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+      auto& uniforms = made->uniforms.emplace_back();
+      for (const auto& b : plan.passes[p].bindings)
+        if (b.binding->kind == contract::BindingKind::kUniform)
+          uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
       std::vector<gpu::BindGroupEntry> entries;
       std::size_t uniform = 0;
       for (const auto& b : plan.passes[p].bindings) {
         if (b.binding->kind == contract::BindingKind::kUniform) {
-          entries.push_back({b.slot, &cached.uniforms[p][uniform++], 0, gpu::kWholeSize});
+          entries.push_back({b.slot, &uniforms[uniform++], 0, gpu::kWholeSize});
         } else {
           const BoundBuffer& bound = buffer_of(b.binding->arg);
-          entries.push_back({b.slot, bound.buffer, 0, bound.size});
+          entries.push_back({b.slot, bound.buffer, 0, gpu::kWholeSize});
         }
       }
       made->groups.push_back(device.gpu.create_bind_group(*pipelines[p], entries));
     }
     call.bind_groups = made;
-    cache.insert_bind_groups(std::move(group_key), std::move(made), cached.id, pinned);
+    cache.insert_bind_groups(std::move(group_key), std::move(made), program_ids, pinned);
+  }
+  // This call's uniform values, written when they differ from what the set's buffers were last given.
+  BindGroupSet& set = *call.bind_groups;
+  std::size_t at = 0;
+  bool same = true;
+  for (const auto& pass : plan.passes)
+    for (const auto& b : pass.bindings) {
+      if (b.binding->kind != contract::BindingKind::kUniform) continue;
+      same = same && at + b.uniform.size() <= set.written.size() &&
+             std::memcmp(set.written.data() + at, b.uniform.data(), b.uniform.size()) == 0;
+      at += b.uniform.size();
+    }
+  if (!same || at != set.written.size()) {
+    set.written.clear();
+    for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+      std::size_t uniform = 0;
+      for (const auto& b : plan.passes[p].bindings) {
+        if (b.binding->kind != contract::BindingKind::kUniform) continue;
+        device.gpu.write(set.uniforms[p][uniform++], 0, b.uniform);
+        set.written.insert(set.written.end(), b.uniform.begin(), b.uniform.end());
+      }
+    }
   }
   for (std::size_t p = 0; p < plan.passes.size(); ++p) {
     const auto& w = plan.passes[p].workgroups;

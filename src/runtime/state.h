@@ -29,6 +29,10 @@ struct DeviceState {
   contract::DeviceCaps caps;
   std::mutex mutex;
   DeviceCache cache;  ///< declared after `gpu`: emptied and destroyed first
+  /// Host bytes written to the queue since the GPU was last seen idle (under `mutex`); past
+  /// kMaxQueuedWriteBytes an upload waits for the GPU first, so Dawn's staging memory stays bounded.
+  std::uint64_t queued_write_bytes = 0;
+  static constexpr std::uint64_t kMaxQueuedWriteBytes = std::uint64_t{64} << 20;
 };
 
 /// A device buffer that keeps its device alive and goes back to the device's pool when released.

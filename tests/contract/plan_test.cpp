@@ -241,14 +241,14 @@ TEST(PlanWgsl, GeneratedDeclarationsThenTemplate) {
       "rotaryVec4: u32, halfRotaryVec4: u32 }\n"
       "@group(0) @binding(5) var<uniform> params: Params;\n"
       "// rotary-embedding-quad f32 rank=4 interleaved=True wg=256";  // the fake template has no final newline
-  EXPECT_EQ(*plan->passes.at(0).wgsl, expected);
+  EXPECT_EQ(plan->passes.at(0).program->wgsl, expected);
 }
 
 TEST(PlanWgsl, F16EnablesF16) {
   Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
   auto plan = p.plan(call_of({DType::kFloat16, {1, 2, 3, 6}, {1, 3, 3}}));
   ASSERT_EQ(plan->variant->id, "rank4_cache3");  // head 6: pair, elementType $T = f16
-  const std::string& wgsl = *plan->passes.at(0).wgsl;
+  const std::string& wgsl = plan->passes.at(0).program->wgsl;
   EXPECT_EQ(wgsl.rfind("enable f16;\n", 0), 0u) << wgsl;
   EXPECT_THAT(wgsl, HasSubstr("@group(0) @binding(0) var<storage, read> x: array<f16>;"));
   EXPECT_THAT(wgsl, HasSubstr("// rotary-embedding f16 rank=4 interleaved=False wg=256"));
@@ -272,9 +272,9 @@ TEST(PlanWgsl, PackageTemplatesRenderForEveryVariantFamily) {
           continue;
         }
         for (const auto& pass : plan->passes) {
-          EXPECT_EQ(pass.wgsl->rfind("@group(0) @binding(0)", 0) == 0 || pass.wgsl->rfind("enable f16;", 0) == 0, true)
+          EXPECT_EQ(pass.program->wgsl.rfind("@group(0) @binding(0)", 0) == 0 || pass.program->wgsl.rfind("enable f16;", 0) == 0, true)
               << pkg << " " << row.what;
-          EXPECT_THAT(*pass.wgsl, HasSubstr("@compute")) << pkg << " " << row.what;
+          EXPECT_THAT(pass.program->wgsl, HasSubstr("@compute")) << pkg << " " << row.what;
         }
       }
     }
@@ -385,14 +385,14 @@ TEST(PlanProgram, KeyHoldsWhatTheTemplateReadsAndNothingElse) {
   // The fake quad template prints the dtype, rank, interleaved and the workgroup size: a call that differs
   // only in the sequence length or the batch (uniform values and dispatch sizes) has the same key and is
   // rendered once; one that differs in `interleaved` is rendered again.
-  std::map<std::string, std::shared_ptr<const std::string>> programs;
+  std::map<std::string, std::shared_ptr<const ProgramText>> programs;
   int renders = 0;
   Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates(),
-            [&](const std::string& key, const std::string&, const std::function<std::string()>& render) {
+            [&](std::string key, const std::string&, const std::function<std::string()>& render) {
               auto [it, fresh] = programs.try_emplace(key);
               if (fresh) {
                 ++renders;
-                it->second = std::make_shared<const std::string>(render());
+                it->second = std::make_shared<const ProgramText>(ProgramText{key, render()});
               }
               return it->second;
             });
@@ -402,16 +402,16 @@ TEST(PlanProgram, KeyHoldsWhatTheTemplateReadsAndNothingElse) {
   ASSERT_EQ(a->variant, b->variant);
   ASSERT_EQ(a->variant, c->variant);
   EXPECT_EQ(renders, 1);
-  EXPECT_EQ(a->passes.at(0).wgsl, b->passes.at(0).wgsl) << "the same text object, not a copy";
+  EXPECT_EQ(a->passes.at(0).program, b->passes.at(0).program) << "the same program object, not a copy";
   EXPECT_NE(a->passes.at(0).bindings.back().uniform, b->passes.at(0).bindings.back().uniform)
       << "the sequence length travels in the uniforms";
   CallSignature other = call_of({DType::kFloat32, {2, 4, 3, 8}, {2, 3, 4}});
   other.attrs["interleaved"] = 1;
   auto d = p.plan(other);
   EXPECT_EQ(renders, 2);
-  EXPECT_NE(d->passes.at(0).program_key, a->passes.at(0).program_key);
-  EXPECT_THAT(*d->passes.at(0).wgsl, HasSubstr("interleaved=True"));
-  EXPECT_THAT(*a->passes.at(0).wgsl, HasSubstr("interleaved=False"));
+  EXPECT_NE(d->passes.at(0).program->key, a->passes.at(0).program->key);
+  EXPECT_THAT(d->passes.at(0).program->wgsl, HasSubstr("interleaved=True"));
+  EXPECT_THAT(a->passes.at(0).program->wgsl, HasSubstr("interleaved=False"));
 }
 
 TEST(PlanDevice, PresetsAndJson) {
@@ -468,7 +468,7 @@ TEST(PlanTiny, UniformScalarsValueRangeAndDispatch) {
   EXPECT_EQ(plan->value_ranges[0].max, 5);
   EXPECT_EQ(plan->value_ranges[0].max_text, "dim(shapes.a, 0) - 1");
   // dtypes.M is the storage type u32 even with idx given as int64; the template sees tunables.
-  EXPECT_THAT(*plan->passes.at(0).wgsl, HasSubstr("// tiny f32 u32 wg=64"));
+  EXPECT_THAT(plan->passes.at(0).program->wgsl, HasSubstr("// tiny f32 u32 wg=64"));
 }
 
 TEST(PlanTiny, LazyDeriveErrorOnlyFailsTheClauseThatNeedsIt) {

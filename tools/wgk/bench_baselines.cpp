@@ -47,7 +47,7 @@ std::unique_ptr<Copy> make_copy(runtime::DeviceState& state, std::uint64_t bytes
   auto c = std::make_unique<Copy>();
   c->src = state.gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy src");
   c->dst = state.gpu.create_buffer(bytes, gpu::BufferUsage::kStorage, "copy dst");
-  c->program = state.cache.program("bench/copy_vec4", "bench/copy_vec4", [] { return std::string(kCopyWgsl); });
+  c->program = state.cache.program("bench/", "copy_vec4", "bench/copy_vec4", [] { return std::string(kCopyWgsl); });
   const gpu::ComputePipeline& pipeline = state.cache.pipeline(state.gpu, *c->program);
   const gpu::BindGroupEntry entries[] = {{0, &c->src, 0, gpu::kWholeSize}, {1, &c->dst, 0, gpu::kWholeSize}};
   c->group = state.gpu.create_bind_group(pipeline, entries);
@@ -79,7 +79,7 @@ runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int w
   std::lock_guard lock(state.mutex);
   auto& gpu = state.gpu;
   gpu::Buffer sink = gpu.create_buffer(16, gpu::BufferUsage::kStorage, "empty sink");
-  auto program = state.cache.program("bench/empty", "bench/empty", [] { return std::string(kEmptyWgsl); });
+  auto program = state.cache.program("bench/", "empty", "bench/empty", [] { return std::string(kEmptyWgsl); });
   const gpu::ComputePipeline& pipeline = state.cache.pipeline(gpu, *program);
   const gpu::BindGroupEntry entries[] = {{0, &sink, 0, gpu::kWholeSize}};
   gpu::BindGroup group = gpu.create_bind_group(pipeline, entries);

@@ -188,7 +188,7 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
           continue;
         }
         for (const auto& planned : plan->passes) {
-          const std::string& wgsl = *planned.wgsl;
+          const std::string& wgsl = planned.program->wgsl;
           const auto& pass = planned;
           if (compiled_texts.count(wgsl)) continue;
           ++report.wgsl_texts;
