@@ -76,7 +76,8 @@ class Device {
   std::string description() const;
   bool has_shader_f16() const;
   bool has_timestamp_query() const;
-  /// What the device caches now, and its counters (docs/PERF.md "Memory").
+  /// What the device caches now, and its counters (docs/PERF.md "Memory"). Waits for a call being
+  /// encoded on another thread (the device mutex); releases what eviction left first.
   CacheStats cache_stats() const;
   runtime::DeviceState& state() const { return *state_; }
 

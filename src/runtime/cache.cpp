@@ -64,9 +64,12 @@ void DeviceCache::evict(Lru::iterator it) {
         if (p->second.empty()) pinned_by_.erase(p);
       }
       break;
-    case kPlan:
     case kProgram:
-      index_[e.kind].erase(e.key);
+      e.program->evicted = true;
+      index_[kProgram].erase(e.key);
+      break;
+    case kPlan:
+      index_[kPlan].erase(e.key);
       break;
     case kKinds:
       break;
@@ -109,7 +112,7 @@ std::shared_ptr<CachedPlan> DeviceCache::find_plan(std::string_view key, std::ve
   programs->clear();
   for (const auto& weak : plan->programs) {
     auto program = weak.lock();
-    if (!program) {  // a program of this plan was evicted: plan (and render) again
+    if (!program || program->evicted) {  // a program of this plan was evicted: plan (and render) again
       programs->clear();
       evict(it->second);
       return nullptr;

@@ -36,6 +36,7 @@ struct Program {
   std::shared_ptr<const contract::ProgramText> text;
   std::string label;                               ///< "<domain>.<op>/<variant>/<pass>"
   std::shared_ptr<gpu::ComputePipeline> pipeline;  ///< null until first used; set under the device mutex
+  bool evicted = false;  ///< out of the cache (under the cache's mutex); calls in flight may still hold it
 };
 
 /// The plan of one call signature of one kernel, and the GPU objects that depend only on it.

@@ -116,7 +116,11 @@ std::string Device::description() const {
 }
 bool Device::has_shader_f16() const { return state_->caps.shader_f16; }
 bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; }
-CacheStats Device::cache_stats() const { return state_->cache.stats(); }
+CacheStats Device::cache_stats() const {
+  std::lock_guard lock(state_->mutex);
+  state_->cache.release_evicted();  // what eviction left goes now, so buffers_alive counts only live ones
+  return state_->cache.stats();
+}
 
 // ---- DeviceTensor -------------------------------------------------------------------------------
 

@@ -1,0 +1,164 @@
+// The device cache (runtime/cache.h): bounded by its budget under ever new shapes, a new sequence length
+// renders and compiles nothing, nothing cached keeps a caller's dropped buffer alive, and the LRU order
+// across kinds. Expected outputs come from the CPU reference in double precision.
+#include <gtest/gtest.h>
+
+#include "call_helpers.h"
+#include "reference/compare.h"
+#include "reference/rotary_embedding.h"
+#include "runtime/cache.h"
+
+namespace wgk::testing {
+namespace {
+
+// Inputs are multiples of 0.25 in [-1.5, 1.5] and caches of 0.25 * k: products and sums of such values
+// are exact in f32, so the GPU must match the double-precision reference to the last bit.
+constexpr reference::Tolerance kExact{0, 0};
+
+std::shared_ptr<Device> device_with_budget(std::uint64_t bytes) {
+  DeviceOptions options;
+  options.cache_budget_bytes = bytes;
+  return Device::create(options);
+}
+
+// ai.onnx prefill of `s` tokens: x (1, 2, s, 16), caches (rows, 8), position ids 0 .. s-1.
+struct Prefill {
+  Kernel kernel;
+  HostTensor cos, sin;
+  explicit Prefill(const std::shared_ptr<Device>& device, std::int64_t rows = 256)
+      : kernel(get_kernel(kOnnxId, {.version = 1}, device)), cos(f32({rows, 8})), sin(f32({rows, 8})) {}
+  // Calls with `s` tokens and checks y against the reference.
+  void check(std::int64_t s, const Attributes& tunables = {}) const {
+    const HostTensor x = f32({1, 2, s, 16}), pos = positions({1, s}, s);
+    Outputs out = kernel.call({{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, nullptr);
+    const auto cmp = reference::compare(out.at("y").read(), reference::rotary_embedding_onnx(x, cos, sin, &pos, {}), kExact);
+    EXPECT_TRUE(cmp.ok()) << "s = " << s << ": " << cmp.summary();
+  }
+};
+
+TEST(DeviceCache, AllocationSizesAreQuarterOctaves) {
+  // 2^k * (1, 1.25, 1.5, 1.75), at least 256: hand-computed.
+  EXPECT_EQ(runtime::allocation_size(1), 256u);
+  EXPECT_EQ(runtime::allocation_size(256), 256u);
+  EXPECT_EQ(runtime::allocation_size(257), 320u);    // 256 + 64
+  EXPECT_EQ(runtime::allocation_size(1000), 1024u);  // 512, 640, 768, 896, 1024
+  EXPECT_EQ(runtime::allocation_size(1025), 1280u);  // 1024 + 256
+  EXPECT_EQ(runtime::allocation_size(3000), 3072u);  // 2048, 2560, 3072
+  EXPECT_EQ(runtime::allocation_size((1u << 20) + 1), 1310720u);  // 1.25 MiB
+  EXPECT_EQ(runtime::allocation_size(std::uint64_t{64} << 20), std::uint64_t{64} << 20);
+}
+
+TEST(DeviceCache, AnEvictedProgramTakesItsPlansWithItWhenNextUsed) {
+  // Budget for one program and one plan: a second program evicts the least recently used entry, the
+  // first program, so its plan must be planned again (find_plan reports a miss and drops it).
+  constexpr std::uint64_t kOne = runtime::DeviceCache::kPipelineBytes + 64 * 1024;
+  runtime::DeviceCache cache(kOne + 8 * 1024);
+  auto a = cache.program("k", "a", "a", [] { return std::string("// a"); });
+  auto plan = std::make_shared<runtime::CachedPlan>();
+  plan->plan = std::make_shared<const contract::Plan>();
+  plan->programs.push_back(a);
+  cache.insert_plan("p", plan);
+  a.reset();
+  std::vector<std::shared_ptr<runtime::Program>> programs;
+  ASSERT_NE(cache.find_plan("p", &programs), nullptr);  // touched: now the plan is newer than `a`
+  ASSERT_EQ(programs.size(), 1u);
+  programs.clear();
+  auto b = cache.program("k", "b", "b", [] { return std::string("// b"); });
+  const CacheStats s = cache.stats();
+  EXPECT_EQ(s.programs.entries, 1u) << "program a should have been evicted";
+  EXPECT_LE(s.cached_bytes, s.budget_bytes);
+  EXPECT_EQ(cache.find_plan("p", &programs), nullptr) << "a plan whose program is gone must be made again";
+  EXPECT_EQ(cache.stats().plans.entries, 0u);
+  EXPECT_EQ(s.renders, 2u);
+}
+
+TEST(DeviceCache, NewSequenceLengthsRenderAndCompileNothing) {
+  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  const Prefill p(device);
+  p.check(1);
+  const CacheStats first = device->cache_stats();
+  EXPECT_EQ(first.renders, 1u);
+  EXPECT_EQ(first.compilations, 1u);
+  for (std::int64_t s = 2; s <= 48; ++s) p.check(s);
+  const CacheStats after = device->cache_stats();
+  EXPECT_EQ(after.renders, first.renders) << "a new sequence length rendered a template";
+  EXPECT_EQ(after.compilations, first.compilations) << "a new sequence length compiled a pipeline";
+  EXPECT_EQ(after.plans_made, first.plans_made + 47);
+  EXPECT_EQ(after.evictions, 0u);
+  // A repeat of an earlier length is a plan-cache hit.
+  p.check(17);
+  EXPECT_EQ(device->cache_stats().plans_made, after.plans_made);
+  // A tunable the template reads (WORKGROUP_SIZE) is a new program: rendered and compiled once.
+  p.check(5, {{"WORKGROUP_SIZE", std::int64_t{64}}});
+  p.check(9, {{"WORKGROUP_SIZE", std::int64_t{64}}});
+  EXPECT_EQ(device->cache_stats().renders, first.renders + 1);
+  EXPECT_EQ(device->cache_stats().compilations, first.compilations + 1);
+}
+
+TEST(DeviceCache, CachedBytesStayUnderTheBudgetAndResultsStayRight) {
+  // 256 KiB holds no compiled pipeline (512 KiB each): every call compiles again, and every output is
+  // still right. Shapes, tunables and both packages vary; after each call the cache is within budget.
+  const std::uint64_t budget = 256 * 1024;
+  const auto device = device_with_budget(budget);
+  const Prefill p(device, 512);
+  const Kernel ms = get_kernel(kMsId, {.version = 1}, device);
+  for (std::int64_t i = 1; i <= 40; ++i) {
+    p.check(i * 7, i % 3 == 0 ? Attributes{{"WORKGROUP_SIZE", std::int64_t{32 + i}}} : Attributes{});
+    const HostTensor x = f32({1, i, 32}), c = f32({i + 3, 8}), s = f32({i + 3, 8}), off = i64({1}, {3});
+    Outputs out = ms({{"x", x}, {"cos", c}, {"sin", s}, {"positionIds", off}}, {{"num_heads", std::int64_t{2}}});
+    reference::RotaryAttributes attrs;
+    attrs.num_heads = 2;
+    const auto cmp = reference::compare(out.at("y").read(), reference::rotary_embedding_ms(x, off, c, s, attrs), kExact);
+    EXPECT_TRUE(cmp.ok()) << "i = " << i << ": " << cmp.summary();
+    const CacheStats st = device->cache_stats();
+    ASSERT_LE(st.cached_bytes, budget) << "after call " << i;
+    EXPECT_EQ(st.budget_bytes, budget);
+  }
+  const CacheStats st = device->cache_stats();
+  EXPECT_GT(st.evictions, 0u);
+  EXPECT_GE(st.compilations, 80u) << "no pipeline fits the budget, so each call compiles";
+}
+
+TEST(DeviceCache, NothingCachedKeepsADroppedBufferAlive) {
+  // With budget 0 nothing is cached: once the caller drops its outputs, no storage buffer is left.
+  const auto device = device_with_budget(0);
+  const Prefill p(device);
+  for (std::int64_t s = 1; s <= 12; ++s) p.check(s);
+  CacheStats st = device->cache_stats();
+  EXPECT_EQ(st.cached_bytes, 0u);
+  EXPECT_EQ(st.buffers_alive, 0u);
+  EXPECT_EQ(st.buffer_bytes_alive, 0u);
+  EXPECT_EQ(st.plans_made, 12u);
+  // A held output stays alive (and readable); dropping it frees it.
+  const HostTensor x = f32({1, 2, 3, 16}), pos = positions({1, 3}, 3);
+  std::optional<Outputs> held = p.kernel({{"x", x}, {"cos", p.cos}, {"sin", p.sin}, {"positionIds", pos}});
+  EXPECT_EQ(device->cache_stats().buffers_alive, 1u);
+  const auto cmp = reference::compare(held->at("y").read(), reference::rotary_embedding_onnx(x, p.cos, p.sin, &pos, {}), kExact);
+  EXPECT_TRUE(cmp.ok()) << cmp.summary();
+  held.reset();
+  EXPECT_EQ(device->cache_stats().buffers_alive, 0u);
+}
+
+TEST(DeviceCache, NearbyLengthsShareBuffersAndBindGroups) {
+  // Default budget: the pool keeps buffers, and bind groups that bind them. Calls with device-resident
+  // caches and outputs dropped at once reuse the same pooled buffers and bind groups; with the
+  // uniforms rewritten per call every result is right.
+  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  const Prefill p(device);
+  const auto cos = DeviceTensor::upload(p.cos, device), sin = DeviceTensor::upload(p.sin, device);
+  for (std::int64_t s : {9, 10, 9, 10, 9}) {  // x and y of 1,152 and 1,280 bytes: one size class (1,280)
+    const HostTensor x = f32({1, 2, s, 16}), pos = positions({1, s}, s);
+    Outputs out = p.kernel({{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}});
+    const auto cmp = reference::compare(out.at("y").read(), reference::rotary_embedding_onnx(x, p.cos, p.sin, &pos, {}), kExact);
+    EXPECT_TRUE(cmp.ok()) << "s = " << s << ": " << cmp.summary();
+  }
+  const CacheStats st = device->cache_stats();
+  // x and y take the two pooled buffers of that class in either order: at most two sets of bind groups.
+  EXPECT_LE(st.bind_groups.entries, 2u) << "lengths in one size class share buffers and bind groups";
+  EXPECT_EQ(st.plans.entries, 2u);
+  // Every buffer alive is pooled (counted in the budget) or held by this test (cos, sin).
+  EXPECT_EQ(st.buffers_alive, st.pooled_buffers.entries + 2);
+}
+
+}  // namespace
+}  // namespace wgk::testing
