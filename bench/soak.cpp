@@ -8,12 +8,14 @@
 //            scalar offset = step, and cos/sin caches of step + 1 rows from the host (growing every step).
 //
 // Every `--report` calls it prints RSS (/proc/self/statm), the cache's bytes and entries, buffers alive;
-// then the host time per call of (a) a repeated call, (b) a call with a sequence length not seen before
-// (same variant), (c) a call that needs a new program (a WORKGROUP_SIZE not used before: render + compile).
+// then the host time per call (the fastest half of `--timed` calls, each timed alone with the GPU idle)
+// of (a) a repeated call, (b) a call with a sequence length not seen before (same variant), (c) a call
+// that needs a new program (a WORKGROUP_SIZE not used before: render + compile), all of the same size.
 //
 // run: XDG_RUNTIME_DIR=/tmp build/bench/bench_soak [--calls 20000] [--pattern prefill|decode|both]
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -66,21 +68,24 @@ struct Args {
   wgk::Attributes attrs, tunables;
 };
 
-/// Host time per call (microseconds) of the calls one(1) .. one(n); one(0) runs first, untimed, and
-/// drains the GPU. Every output is dropped at once (its buffer goes back to the pool). On lavapipe the
-/// "GPU" is CPU threads beside the caller's: compare calls that move the same bytes.
+/// Host time per call (microseconds) of the calls one(1) .. one(n), the mean of the fastest half. Each
+/// call is timed alone, with the GPU idle (its output is read back, untimed, before the next call): on
+/// lavapipe the "GPU" is CPU threads that would otherwise share the cores with the call being timed.
 template <class F>
 double host_us(const wgk::Kernel& kernel, int n, F one) {
-  auto run = [&](int i) {
+  std::vector<double> us;
+  for (int i = 0; i <= n; ++i) {
     const Args a = one(i);
-    return kernel.call(a.inputs, a.attrs, a.tunables, nullptr);
-  };
-  run(0).at("y").read();
-  const auto start = Clock::now();
-  for (int i = 1; i <= n; ++i) run(i);
-  const auto end = Clock::now();
-  run(0).at("y").read();
-  return std::chrono::duration<double, std::micro>(end - start).count() / n;
+    const auto start = Clock::now();
+    wgk::Outputs out = kernel.call(a.inputs, a.attrs, a.tunables, nullptr);
+    const auto end = Clock::now();
+    out.at("y").read();
+    if (i > 0) us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
+  }
+  std::sort(us.begin(), us.end());
+  double sum = 0;
+  for (std::size_t i = 0; i < (us.size() + 1) / 2; ++i) sum += us[i];
+  return sum / static_cast<double>((us.size() + 1) / 2);
 }
 
 struct Geometry {

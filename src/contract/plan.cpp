@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "contract/scope_names.h"
 #include "wgk/error.h"
 
 namespace wgk::contract {
@@ -84,31 +85,36 @@ std::string dtype_list(const std::vector<DType>& dtypes) {
 class DeriveMemo {
  public:
   enum class State : std::uint8_t { kUnset, kBusy, kValue, kError };
-  explicit DeriveMemo(std::size_t n) : state_(n, State::kUnset), values_(n), errors_(n) {}
+  explicit DeriveMemo(std::size_t n) : slots_(n) {}  // one allocation (none for an empty list)
 
   const Value& get(std::size_t i, const Derive& d, const expr::Scope& scope) {
-    switch (state_[i]) {
-      case State::kValue: return values_[i];
-      case State::kError: throw Error(errors_[i].first, errors_[i].second);
+    Slot& slot = slots_[i];
+    switch (slot.state) {
+      case State::kValue: return slot.value;
+      case State::kError: throw Error(slot.error_kind, slot.value.as_string());
       case State::kBusy: fail_contract(d.expression.path() + ": derive '" + d.name + "' depends on itself");
       case State::kUnset: break;
     }
-    state_[i] = State::kBusy;
+    slot.state = State::kBusy;
     try {
-      values_[i] = d.expression.evaluate(scope);
-      state_[i] = State::kValue;
-      return values_[i];
+      slot.value = d.expression.evaluate(scope);
+      slot.state = State::kValue;
+      return slot.value;
     } catch (const Error& e) {
-      state_[i] = State::kError;
-      errors_[i] = {e.kind(), e.what()};
+      slot.state = State::kError;
+      slot.error_kind = e.kind();
+      slot.value = Value(std::string(e.what()));  // the message, thrown again on the next use
       throw;
     }
   }
 
  private:
-  std::vector<State> state_;
-  std::vector<Value> values_;
-  std::vector<std::pair<ErrorKind, std::string>> errors_;
+  struct Slot {
+    State state = State::kUnset;
+    ErrorKind error_kind = ErrorKind::kContract;
+    Value value;
+  };
+  std::vector<Slot> slots_;
 };
 
 /// A variant's or a pass's derive list layered over an outer scope (inner names shadow outer ones).
@@ -117,9 +123,10 @@ class LayerScope : public expr::Scope {
   LayerScope(const std::vector<Derive>& derives, const expr::Scope& parent)
       : derives_(derives), parent_(parent), memo_(derives.size()) {}
   Value lookup(std::string_view name) const override {
-    for (std::size_t i = 0; i < derives_.size(); ++i) {
-      if (derives_[i].name == name) return memo_.get(i, derives_[i], *this);
-    }
+    if (!is_scope_root(name))  // a root is never a derive name (parse_derive_object)
+      for (std::size_t i = 0; i < derives_.size(); ++i) {
+        if (derives_[i].name == name) return memo_.get(i, derives_[i], *this);
+      }
     return parent_.lookup(name);
   }
   const Expression* find(std::string_view name) const {
@@ -171,9 +178,10 @@ struct Planner::CallState : expr::Scope {
   }
 
   Value lookup(std::string_view name) const override {
+    if (is_scope_root(name)) return root(name);  // a root is never a derive name (parse_derive_object)
     auto it = planner.derive_index_.find(name);
     if (it != planner.derive_index_.end()) return memo.get(it->second, contract.derive[it->second], *this);
-    return root(name);
+    return {};
   }
 
   const Expression* find_derive(std::string_view name) const {
@@ -256,6 +264,7 @@ Planner::Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, Te
     : contract_(std::move(contract)), device_(std::move(device)), templates_(std::move(templates)),
       programs_(std::move(programs)) {
   if (!contract_) throw Error(ErrorKind::kInternal, "Planner: null contract");
+  op_ = contract_->domain + "." + contract_->name;
   Object limits;
   for (const auto& [name, value] : device_.limits) limits.insert_or_assign(name, Value(value));
   Object features{{"shader_f16", Value(device_.shader_f16)},
@@ -272,7 +281,7 @@ Planner::~Planner() = default;
 
 std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& call) const {
   const Contract& c = *contract_;
-  const std::string op = c.domain + "." + c.name;
+  const std::string& op = op_;
   auto state = std::make_unique<CallState>(*this);
 
   // Names: every given input is declared (argument or ONNX name), at most once; required ones given.
@@ -570,11 +579,31 @@ void append_word(std::vector<std::byte>& out, std::uint32_t word) {
   std::memcpy(out.data() + at, &word, 4);  // little-endian hosts only (WebGPU buffers are little-endian)
 }
 
+/// The WGSL the runtime generates before a pass's template (docs/kernel-conventions.md): `enable f16`
+/// when an element type names f16, one `var` per binding, the uniform structs.
+std::string declarations(const PlannedPass& pp, bool needs_f16) {
+  std::string decls = needs_f16 ? "enable f16;\n" : "";
+  for (const PlannedBinding& pb : pp.bindings) {
+    const Binding& b = *pb.binding;
+    const std::string at = "@group(0) @binding(" + std::to_string(pb.slot) + ") ";
+    if (b.kind == BindingKind::kUniform) {
+      std::string fields;
+      for (const StructField& f : b.fields) fields += (fields.empty() ? "" : ", ") + f.name + ": " + f.type;
+      decls += "struct " + b.struct_name + " { " + fields + " }\n";
+      decls += at + "var<uniform> " + b.name + ": " + b.struct_name + ";\n";
+    } else {
+      decls += at + (b.kind == BindingKind::kStorage ? "var<storage, read_write> " : "var<storage, read> ") + b.name +
+               ": array<" + pb.wgsl_type + ">;\n";
+    }
+  }
+  return decls;
+}
+
 }  // namespace
 
 Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) const {
   const Contract& c = *contract_;
-  const std::string op = c.domain + "." + c.name;
+  const std::string& op = op_;
   Plan plan;
   plan.variant = &variant;
   plan.outputs = state.outputs;
@@ -605,52 +634,49 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
       device_.limit("maxComputeWorkgroupsPerDimension").value_or(std::numeric_limits<std::int64_t>::max());
   for (const Pass& pass : variant.passes) {
     LayerScope scope(pass.derive, variant_scope);
-    const std::string where = op + ": variant " + variant.id + ", pass " + pass.id;
+    // Error texts are built only when an error is thrown: this runs on every new call signature.
+    auto where = [&] { return op + ": variant " + variant.id + ", pass " + pass.id; };
     PlannedPass pp;
     pp.pass = &pass;
-    std::string decls;
     bool needs_f16 = false;
     for (std::size_t slot = 0; slot < pass.bindings.size(); ++slot) {
-      if (pass.bindings[slot] >= c.bindings.size()) fail_contract(where + ": binding index out of range");
+      if (pass.bindings[slot] >= c.bindings.size()) fail_contract(where() + ": binding index out of range");
       const Binding& b = c.bindings[pass.bindings[slot]];
       PlannedBinding pb;
       pb.slot = static_cast<std::uint32_t>(slot);
       pb.binding = &b;
-      const std::string at = "@group(0) @binding(" + std::to_string(slot) + ") ";
       if (b.kind == BindingKind::kUniform) {
         pb.wgsl_type = b.struct_name;
-        std::string fields;
         for (const StructField& f : b.fields) {
-          const std::string what = where + ": " + b.name + "." + f.name + " (" + f.type + ", " + f.value.text() + ")";
+          auto what = [&] { return where() + ": " + b.name + "." + f.name + " (" + f.type + ", " + f.value.text() + ")"; };
           const Value v = f.value.evaluate(scope);
           if (f.type == "u32") {
-            append_word(pb.uniform, to_u32(v, what));
+            auto iv = integral(v);
+            if (!iv || *iv < 0 || *iv > std::int64_t{0xFFFFFFFF}) to_u32(v, what());  // throws, naming the field
+            append_word(pb.uniform, static_cast<std::uint32_t>(*iv));
           } else if (f.type == "i32") {
             auto iv = integral(v);
             if (!iv || *iv < std::numeric_limits<std::int32_t>::min() || *iv > std::numeric_limits<std::int32_t>::max())
-              fail(what + " = " + v.repr() + " is not an integer in [-2^31, 2^31)");
+              fail(what() + " = " + v.repr() + " is not an integer in [-2^31, 2^31)");
             append_word(pb.uniform, static_cast<std::uint32_t>(static_cast<std::int32_t>(*iv)));
           } else if (f.type == "f32") {
-            if (!v.is_number()) fail(what + " = " + v.repr() + " is not a number");
+            if (!v.is_number()) fail(what() + " = " + v.repr() + " is not a number");
             const float fv = static_cast<float>(v.as_number());
             std::uint32_t bits;
             std::memcpy(&bits, &fv, 4);
             append_word(pb.uniform, bits);
           } else {
-            fail_contract(what + ": unsupported uniform field type (supported: u32, i32, f32)");
+            fail_contract(what() + ": unsupported uniform field type (supported: u32, i32, f32)");
           }
-          fields += (fields.empty() ? "" : ", ") + f.name + ": " + f.type;
         }
         // WGSL: 4-byte scalars are 4-byte aligned; the buffer is padded to a multiple of 16 bytes
         // (the uniform address space rounds struct alignment up to 16).
         pb.uniform.resize((pb.uniform.size() + 15) / 16 * 16);
         if (pb.uniform.empty()) pb.uniform.resize(16);
-        decls += "struct " + b.struct_name + " { " + fields + " }\n";
-        decls += at + "var<uniform> " + b.name + ": " + b.struct_name + ";\n";
       } else {
         const Input* in = c.find_input(b.arg);
         if (in && !state.given[static_cast<std::size_t>(in - c.inputs.data())])
-          fail(where + ": binding " + b.name + " reads input " + input_label(*in) + ", which is absent");
+          fail(where() + ": binding " + b.name + " reads input " + input_label(*in) + ", which is absent");
         const std::string& et = b.element_type;
         if (!et.empty() && et[0] == '$') {
           const std::string_view ref = std::string_view(et).substr(1);
@@ -661,39 +687,43 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
             v = scope.lookup(ref);
           }
           if (!v.is_string())
-            fail_contract(where + ": binding " + b.name + ": elementType " + et + " is " + v.repr() + ", not a WGSL type name");
+            fail_contract(where() + ": binding " + b.name + ": elementType " + et + " is " + v.repr() + ", not a WGSL type name");
           pb.wgsl_type = v.as_string();
         } else {
           pb.wgsl_type = et;
         }
         if (pb.wgsl_type.find("f16") != std::string::npos) needs_f16 = true;
-        decls += at + (b.kind == BindingKind::kStorage ? "var<storage, read_write> " : "var<storage, read> ") + b.name +
-                 ": array<" + pb.wgsl_type + ">;\n";
       }
       pp.bindings.push_back(std::move(pb));
     }
 
     const std::array<const Expression*, 3> dims{&pass.dispatch.x, &pass.dispatch.y, &pass.dispatch.z};
     for (std::size_t k = 0; k < 3; ++k) {
-      const std::string what = where + ": dispatch." + "xyz"[k] + " (" + dims[k]->text() + ")";
-      const std::uint32_t n = to_u32(dims[k]->evaluate(scope), what);
-      if (n > max_groups)
-        fail(what + " = " + std::to_string(n) + " exceeds device.limits.maxComputeWorkgroupsPerDimension = " +
+      auto what = [&] { return where() + ": dispatch." + "xyz"[k] + " (" + dims[k]->text() + ")"; };
+      const Value v = dims[k]->evaluate(scope);
+      auto iv = integral(v);
+      if (!iv || *iv < 0 || *iv > std::int64_t{0xFFFFFFFF}) to_u32(v, what());  // throws
+      if (*iv > max_groups)
+        fail(what() + " = " + std::to_string(*iv) + " exceeds device.limits.maxComputeWorkgroupsPerDimension = " +
              std::to_string(max_groups));
-      pp.workgroups[k] = n;
+      pp.workgroups[k] = static_cast<std::uint32_t>(*iv);
     }
 
     if (render) {
       try {
         const tmpl::Template& t = template_for(pass.shader);
-        std::string key = pass.shader + '\n' + decls;
+        // The generated declarations follow from the pass's binding list (its variant and id) and the
+        // element types; the rest of the text from the values of the names the template reads.
+        std::string key = pass.shader + '\n' + variant.id + '/' + pass.id + '\n';
+        for (const PlannedBinding& pb : pp.bindings) key += pb.wgsl_type + ',';
+        key += '\n';
         for (const std::string& name : t.names()) {
           key += name;
           key += '=';
           key += scope.lookup(name).repr();
           key += '\n';
         }
-        auto render_text = [&] { return (needs_f16 ? "enable f16;\n" : "") + decls + t.render(scope); };
+        auto render_text = [&] { return declarations(pp, needs_f16) + t.render(scope); };
         pp.program = programs_ ? programs_(std::move(key), op + "/" + variant.id + "/" + pass.id, render_text)
                                : std::make_shared<const ProgramText>(ProgramText{std::move(key), render_text()});
       } catch (const Error& e) {  // a template fault: say which package, variant and pass

@@ -180,6 +180,7 @@ class Planner {
   const tmpl::Template& template_for(const std::string& file_name) const;
 
   std::shared_ptr<const Contract> contract_;
+  std::string op_;  // "<domain>.<name>", the prefix of every message
   DeviceCaps device_;
   TemplateSource templates_;
   ProgramSource programs_;

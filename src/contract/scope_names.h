@@ -13,6 +13,14 @@ namespace wgk::contract {
 inline constexpr std::array<std::string_view, 7> kScopeRoots = {"shapes", "ranks", "dtypes", "present",
                                                                  "attrs",  "tunables", "device"};
 
+/// Whether `name` is one of kScopeRoots. Derive names never are (parse_derive_object refuses them), so a
+/// lookup may answer a root without searching the derive layers.
+constexpr bool is_scope_root(std::string_view name) {
+  for (std::string_view root : kScopeRoots)
+    if (root == name) return true;
+  return false;
+}
+
 /// GPUSupportedLimits member names (WebGPU spec, section "Limits"), as `device.limits.<name>`.
 inline constexpr std::array<std::string_view, 35> kWebGpuLimitNames = {
     "maxTextureDimension1D",
