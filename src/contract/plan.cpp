@@ -275,6 +275,10 @@ Planner::Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, Te
   for (const auto& t : contract_->tunables) tunables.insert_or_assign(t.name, t.default_value);
   tunables_value_ = Value(std::move(tunables));
   for (std::size_t i = 0; i < contract_->derive.size(); ++i) derive_index_.emplace(contract_->derive[i].name, i);
+  for (std::size_t i = 0; i < contract_->variants.size(); ++i) variant_order_.push_back(i);
+  std::stable_sort(variant_order_.begin(), variant_order_.end(), [this](std::size_t a, std::size_t b) {
+    return contract_->variants[a].priority > contract_->variants[b].priority;
+  });
 }
 
 Planner::~Planner() = default;
@@ -519,8 +523,10 @@ const Variant* Planner::choose(CallState& state, std::string* failure) const {
   const Variant* closest = nullptr;
   std::size_t closest_passed = 0;
   std::string closest_error;  // the closest variant's failing clause threw this
-  for (const Variant& v : c.variants) {
-    if (best && v.priority <= best->priority) continue;  // cannot win; ties go to file order
+  // Highest priority first, ties in file order: the first variant whose clauses all hold wins.
+  for (const std::size_t index : variant_order_) {
+    const Variant& v = c.variants[index];
+    if (best) break;
     LayerScope scope(v.derive, state);
     std::size_t passed = 0;
     std::string error;

@@ -187,6 +187,7 @@ class Planner {
   expr::Value device_value_;    // {limits: {...}, features: {...}}
   expr::Value tunables_value_;  // {WORKGROUP_SIZE: 256, ...}
   std::unordered_map<std::string_view, std::size_t> derive_index_;  // manifest derive name -> index
+  std::vector<std::size_t> variant_order_;  // variant indices by priority, highest first; ties in file order
 
   mutable std::mutex templates_mutex_;
   mutable std::map<std::string, tmpl::Template, std::less<>> parsed_templates_;
