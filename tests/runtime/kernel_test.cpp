@@ -9,7 +9,7 @@
 #include "reference/compare.h"
 #include "reference/rotary_embedding.h"
 #include "reference/rounding.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 
 namespace wgk::testing {
 namespace {
@@ -43,11 +43,11 @@ TEST(KernelCall, RepeatCallRendersAndCompilesNothing) {
   const Kernel& k = onnx_kernel();
   CallInfo first, second;
   k.call(in.inputs(), {{"interleaved", std::int64_t{1}}}, {}, &first);
-  const std::size_t compiled = k.device()->state().gpu_pipelines_compiled();
+  const std::size_t compiled = introspect::cache_stats(*k.device()).pipelines_compiled;
   Outputs out = k.call(in.inputs(), {{"interleaved", std::int64_t{1}}}, {}, &second);
   EXPECT_TRUE(second.plan_cached);
   EXPECT_EQ(second.variant, first.variant);
-  EXPECT_EQ(k.device()->state().gpu_pipelines_compiled(), compiled) << "a repeat call compiled a pipeline";
+  EXPECT_EQ(introspect::cache_stats(*k.device()).pipelines_compiled, compiled) << "a repeat call compiled a pipeline";
   reference::RotaryAttributes attrs;
   attrs.interleaved = true;
   const auto cmp = reference::compare(out.at("y").read(),

@@ -12,7 +12,8 @@
 
 #include "command.h"
 #include "contract/plan.h"
-#include "runtime/state.h"
+#include "runtime/state.h"  // the types behind introspect::state
+#include "wgk/introspect.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
 
@@ -128,9 +129,9 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
   return [o]() -> int {
     const Kernel kernel = fs::is_directory(o->package) ? load_kernel_directory(o->package)
                                                        : get_kernel(o->package, {.version = o->version});
-    runtime::KernelState& state = kernel.state();
+    runtime::KernelState& state = introspect::state(kernel);
     const contract::Contract& c = *state.contract;
-    runtime::DeviceState& device = kernel.device()->state();
+    runtime::DeviceState& device = introspect::state(*kernel.device());
     std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     for (const char* name : {"x", "cos", "sin"})
