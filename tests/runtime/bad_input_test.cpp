@@ -1,5 +1,6 @@
 // The bad-input catalog: every rule of the ONNX RotaryEmbedding-23 spec, the ORT com.microsoft
-// RotaryEmbedding contrib spec and the seed card (shared/seeds/001_*.README.md) broken once, through
+// RotaryEmbedding contrib spec and the seed card (the original model card of com.microsoft.RotaryEmbedding,
+// whose structure kernels/*/README.md follow) broken once, through
 // the public API (get_kernel on the bundled packages). Each must be a wgk::Error of kind
 // kInvalidArgument whose message names the input or attribute, the rule and the offending values;
 // none may crash. Baselines first: the same calls unbroken succeed, so each error below is caused by
