@@ -4,10 +4,11 @@
 //
 // Not installed (cmake/install.cmake) and not a stable API: an application needs none of it, and it
 // changes with the runtime. Sections: package files; GPU timings; cache statistics; device-tensor views
-// and their recorded value ranges (tests); the runtime state itself, for code built against src/ (the
-// contract, the planner with its variants and rendered WGSL, the gpu::Device).
+// and their recorded value ranges (tests); the contract, device capabilities and WGSL compilation (for
+// the planner's choices and rendered WGSL under other capabilities); the runtime state itself.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@
 #include "wgk/kernel.h"
 #include "wgk/tensor.h"
 
+namespace wgk::contract {
+struct Contract;
+struct DeviceCaps;
+}  // namespace wgk::contract
 namespace wgk::runtime {
 struct DeviceState;
 struct KernelState;
@@ -81,13 +86,23 @@ std::optional<std::pair<std::int64_t, std::int64_t>> recorded_range(const Device
 /// Forgets that range, as for ids a GPU kernel wrote: the next range check reads the buffer back.
 void forget_range(const DeviceTensor& tensor);
 
-// ---- The runtime state, for code built against src/ (include "runtime/state.h" to use it) -------
+// ---- Contract, capabilities and WGSL, for code built against src/ (contract/contract.h, plan.h) ----
 
-/// The package, contract and planner of `kernel` (validate, cases, run: attribute defaults, variants and
-/// their rendered WGSL under other device capabilities).
+/// The kernel's loaded contract (attribute defaults, variants): `wgk run`, `wgk test`, `wgk validate`.
+std::shared_ptr<const contract::Contract> contract(const Kernel& kernel);
+/// The device's limits and features as the planner sees them; with a capability changed, a
+/// contract::Planner shows which variant another adapter would choose and the WGSL it would render.
+const contract::DeviceCaps& caps(const Device& device);
+/// Compiles `wgsl` as a compute pipeline on `device` (not cached). Throws wgk::Error kGpu with Dawn's
+/// message when it does not compile; `label` names it in that message.
+void compile_wgsl(const Device& device, const std::string& wgsl, const std::string& label);
+
+// ---- The runtime state itself (include "runtime/state.h" to use it) -----------------------------
+
+/// The package, contract and planner of `kernel` (bench_host: planning cost).
 runtime::KernelState& state(const Kernel& kernel);
-/// The gpu::Device, its capabilities as the planner sees them, the device mutex and the pipeline cache
-/// (the copy and empty-dispatch baselines of `wgk bench`, bench_host).
+/// The gpu::Device, the device mutex and the pipeline cache (the copy and empty-dispatch baselines of
+/// `wgk bench`, bench_host).
 runtime::DeviceState& state(const Device& device);
 
 }  // namespace wgk::introspect

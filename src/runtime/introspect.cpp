@@ -36,6 +36,16 @@ void forget_range(const DeviceTensor& tensor) {
   buffer->int_range.reset();
 }
 
+std::shared_ptr<const contract::Contract> contract(const Kernel& kernel) { return runtime::state_of(kernel).contract; }
+
+const contract::DeviceCaps& caps(const Device& device) { return runtime::state_of(device).caps; }
+
+void compile_wgsl(const Device& device, const std::string& wgsl, const std::string& label) {
+  runtime::DeviceState& state = runtime::state_of(device);
+  std::lock_guard lock(state.mutex);
+  state.gpu.create_compute_pipeline(wgsl, label);
+}
+
 runtime::KernelState& state(const Kernel& kernel) { return runtime::state_of(kernel); }
 runtime::DeviceState& state(const Device& device) { return runtime::state_of(device); }
 

@@ -12,7 +12,6 @@
 
 #include "command.h"
 #include "contract/plan.h"
-#include "runtime/state.h"  // the types behind introspect::state
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -129,9 +128,9 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
   return [o]() -> int {
     const Kernel kernel = fs::is_directory(o->package) ? load_kernel_directory(o->package)
                                                        : get_kernel(o->package, {.version = o->version});
-    runtime::KernelState& state = introspect::state(kernel);
-    const contract::Contract& c = *state.contract;
-    runtime::DeviceState& device = introspect::state(*kernel.device());
+    const std::shared_ptr<const contract::Contract> contract = introspect::contract(kernel);
+    const contract::Contract& c = *contract;
+    const contract::DeviceCaps& adapter = introspect::caps(*kernel.device());
     std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     for (const char* name : {"x", "cos", "sin"})
@@ -141,15 +140,15 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
 
     // Two planners: the adapter as it is, and the same adapter with shader-f16 flipped, so the
     // variants a feature gates are rendered either way (compiled where the adapter can).
-    const auto templates = [package = state.package](const std::string& file) { return package->webgpu_file(file); };
-    contract::DeviceCaps flipped = device.caps;
+    const auto templates = [kernel](const std::string& file) { return introspect::package_file(kernel, file); };
+    contract::DeviceCaps flipped = adapter;
     flipped.shader_f16 = !flipped.shader_f16;
     struct Caps {
       std::string name;
       contract::DeviceCaps caps;
     };
-    const std::vector<Caps> all_caps = {{"adapter", device.caps},
-                                        {device.caps.shader_f16 ? "adapter without shader-f16" : "adapter with shader-f16", flipped}};
+    const std::vector<Caps> all_caps = {{"adapter", adapter},
+                                        {adapter.shader_f16 ? "adapter without shader-f16" : "adapter with shader-f16", flipped}};
 
     std::map<std::string, VariantReport> reports;
     for (const auto& v : c.variants) reports[v.id];
@@ -157,7 +156,7 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     std::size_t tried = 0, rejected = 0, unserved = 0;
     std::vector<std::string> unserved_examples, other_failures;
     for (const auto& caps : all_caps) {
-      contract::Planner planner(state.contract, caps.caps, templates);
+      contract::Planner planner(contract, caps.caps, templates);
       for (const GridPoint& g : grid(c)) {
         const auto call = signature_of(c, g);
         if (!call) continue;
@@ -191,14 +190,13 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
         for (const auto& pass : plan->passes) {
           if (compiled_texts.count(pass.wgsl)) continue;
           ++report.wgsl_texts;
-          if (!device.caps.shader_f16 && pass.wgsl.find("enable f16;") != std::string::npos) {
+          if (!adapter.shader_f16 && pass.wgsl.find("enable f16;") != std::string::npos) {
             ++report.capability;
             compiled_texts[pass.wgsl] = true;
             continue;
           }
           try {
-            std::lock_guard lock(device.mutex);
-            device.gpu.create_compute_pipeline(pass.wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
+            introspect::compile_wgsl(*kernel.device(), pass.wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
             ++report.compiled;
             compiled_texts[pass.wgsl] = true;
           } catch (const Error& e) {
