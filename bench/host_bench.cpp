@@ -13,7 +13,8 @@
 #include <map>
 #include <mutex>
 
-#include "runtime/state.h"
+#include "runtime/state.h"  // the types behind introspect::state
+#include "wgk/introspect.h"
 #include "wgk/kernel.h"
 
 namespace {
@@ -52,7 +53,7 @@ void drain(wgk::runtime::DeviceState& state) {
 
 void BM_Call(benchmark::State& st, std::string id, wgk::DType dtype) {
   Decode& d = decode(id, dtype);
-  auto& dev = d.kernel.device()->state();
+  auto& dev = wgk::introspect::state(*d.kernel.device());
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
   drain(dev);
   std::int64_t n = 0;
@@ -76,13 +77,13 @@ void BM_Plan(benchmark::State& st) {
   for (auto _ : st) {
     wgk::contract::CallSignature sig;
     for (const auto& [name, arg] : d.inputs) sig.inputs.emplace(name, wgk::contract::TensorSignature{arg.dtype(), arg.shape()});
-    benchmark::DoNotOptimize(d.kernel.state().planner->plan(sig));
+    benchmark::DoNotOptimize(wgk::introspect::state(d.kernel).planner->plan(sig));
   }
 }
 BENCHMARK(BM_Plan)->Unit(benchmark::kMicrosecond);
 
 void BM_OutputBuffer(benchmark::State& st) {
-  auto& dev = wgk::Device::default_device()->state();
+  auto& dev = wgk::introspect::state(*wgk::Device::default_device());
   std::int64_t n = 0;
   for (auto _ : st) {
     std::lock_guard lock(dev.mutex);
@@ -99,7 +100,7 @@ struct Prepared {
 
 Prepared& copy_kernel() {
   static Prepared p = [] {
-    auto& dev = wgk::Device::default_device()->state();
+    auto& dev = wgk::introspect::state(*wgk::Device::default_device());
     std::lock_guard lock(dev.mutex);
     Prepared p;
     p.pipeline = std::make_shared<wgk::gpu::ComputePipeline>(dev.gpu.create_compute_pipeline(R"(
@@ -118,7 +119,7 @@ fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
 }
 
 void BM_BindGroup(benchmark::State& st) {
-  auto& dev = wgk::Device::default_device()->state();
+  auto& dev = wgk::introspect::state(*wgk::Device::default_device());
   Prepared& p = copy_kernel();
   const wgk::gpu::BindGroupEntry entries[] = {{0, &p.a, 0, wgk::gpu::kWholeSize}, {1, &p.b, 0, wgk::gpu::kWholeSize}};
   for (auto _ : st) {
@@ -129,7 +130,7 @@ void BM_BindGroup(benchmark::State& st) {
 BENCHMARK(BM_BindGroup)->Unit(benchmark::kMicrosecond);
 
 void BM_Submit(benchmark::State& st) {
-  auto& dev = wgk::Device::default_device()->state();
+  auto& dev = wgk::introspect::state(*wgk::Device::default_device());
   Prepared& p = copy_kernel();
   const wgk::gpu::BindGroupEntry entries[] = {{0, &p.a, 0, wgk::gpu::kWholeSize}, {1, &p.b, 0, wgk::gpu::kWholeSize}};
   wgk::gpu::BindGroup group;

@@ -21,11 +21,9 @@
 
 namespace wgk {
 
-namespace runtime {
-struct DeviceState;
-struct DeviceBuffer;
-struct KernelState;
-}  // namespace runtime
+namespace detail {
+struct Access;  // the library's own access to the state behind the handles (src/runtime/state.h)
+}
 
 /// Which adapter to run on. Empty fields take the environment (WGK_BACKEND, WGK_ADAPTER), then Dawn's
 /// default adapter. backend: "vulkan", "opengles" or "" (default); adapter: an index into the adapter
@@ -79,13 +77,15 @@ class Device {
   /// What the device caches now, and its counters (docs/PERF.md "Memory"). Waits for a call being
   /// encoded on another thread (the device mutex); releases what eviction left first.
   CacheStats cache_stats() const;
-  runtime::DeviceState& state() const { return *state_; }
 
-  explicit Device(std::unique_ptr<runtime::DeviceState> state);
   ~Device();
+  /// The state behind the handle: defined inside the library, opaque here.
+  struct State;
 
  private:
-  std::unique_ptr<runtime::DeviceState> state_;
+  friend struct detail::Access;
+  explicit Device(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
 };
 
 /// A tensor in device memory: a call's output, or uploaded by the caller. Cheap to copy (shares the
@@ -104,16 +104,17 @@ class DeviceTensor {
   /// The same, on another thread.
   std::future<HostTensor> read_async() const;
 
-  const std::shared_ptr<runtime::DeviceBuffer>& buffer() const { return buffer_; }
-  /// A view of `buffer` as `dtype` x `shape`. Throws wgk::Error kInvalidArgument when the shape has a
-  /// negative dimension or needs more bytes than the buffer's tensor holds (a view past them would read
-  /// padding or another tensor's stale bytes).
-  DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer);
+  /// The device buffer behind the tensor: defined inside the library, opaque here.
+  struct Buffer;
 
  private:
+  friend struct detail::Access;
+  // A view of `buffer` as `dtype` x `shape`. Throws wgk::Error kInvalidArgument when the shape has a
+  // negative dimension or needs more bytes than the buffer's tensor holds.
+  DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer);
   DType dtype_ = DType::kFloat32;
   Shape shape_;
-  std::shared_ptr<runtime::DeviceBuffer> buffer_;
+  std::shared_ptr<Buffer> buffer_;
 };
 
 /// An input: host data (borrowed for the duration of the call, uploaded by it) or a device tensor.
@@ -173,12 +174,14 @@ class Kernel {
   int version() const;
   const std::string& revision() const;
   const std::shared_ptr<Device>& device() const;
-  runtime::KernelState& state() const { return *state_; }
 
-  explicit Kernel(std::shared_ptr<runtime::KernelState> state) : state_(std::move(state)) {}
+  /// The loaded package, contract and planner: defined inside the library, opaque here.
+  struct State;
 
  private:
-  std::shared_ptr<runtime::KernelState> state_;
+  friend struct detail::Access;
+  explicit Kernel(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
 };
 
 /// Loads `id` ("webgpu-kernels/ai.onnx.RotaryEmbedding") from the store (WGK_KERNEL_PATH, then the

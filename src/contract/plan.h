@@ -34,10 +34,10 @@ struct DeviceCaps {
 
   /// The WebGPU spec's default limits (GPUSupportedLimits defaults), no features.
   static DeviceCaps webgpu_defaults();
-  /// Mesa lavapipe under Dawn (/work/shared/docs/platform.md): defaults plus shader-f16,
+  /// Mesa lavapipe under Dawn (docs/platform.md): defaults plus shader-f16,
   /// timestamp-query, subgroups; maxStorageBufferBindingSize 128 MiB, maxComputeWorkgroupsPerDimension 65535.
   static DeviceCaps lavapipe();
-  /// NVIDIA H200 under Dawn/Vulkan (platform.md): defaults plus timestamp-query, no shader-f16;
+  /// NVIDIA H200 under Dawn/Vulkan (docs/platform.md): defaults plus timestamp-query, no shader-f16;
   /// maxStorageBufferBindingSize 4 GiB - 1, maxBufferSize 1 TiB.
   static DeviceCaps h200();
   /// "webgpu-default", "lavapipe", "h200"; nullopt for another name.

@@ -43,9 +43,9 @@ expr::Value to_value(const AttributeValue& v) {
 }
 
 // A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
-std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
-                                          std::span<const std::byte> data, std::string_view label) {
-  auto& state = device->state();
+std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
+                                                  std::span<const std::byte> data, std::string_view label) {
+  auto& state = state_of(*device);
   if (auto max = state.gpu.limit("maxStorageBufferBindingSize"); max && bytes > *max)
     throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) +
                                                  " bytes exceed the adapter's maxStorageBufferBindingSize " +
@@ -60,7 +60,7 @@ std::shared_ptr<DeviceBuffer> make_buffer(const std::shared_ptr<Device>& device,
     }
     state.queued_write_bytes += data.size();
   }
-  auto buffer = std::make_shared<DeviceBuffer>();
+  auto buffer = std::make_shared<DeviceTensor::Buffer>();
   buffer->device = device;
   buffer->bytes = bytes;
   buffer->buffer = state.cache.take_buffer(state.gpu, padded(bytes), label);
@@ -85,19 +85,19 @@ DeviceState::~DeviceState() {
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (buffer && device) device->state().cache.give_back(std::move(buffer));
+  if (buffer && device) state_of(*device).cache.give_back(std::move(buffer));
 }
 
 }  // namespace runtime
 
 // ---- Device -------------------------------------------------------------------------------------
 
-Device::Device(std::unique_ptr<runtime::DeviceState> state) : state_(std::move(state)) {}
+Device::Device(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Device::~Device() = default;
 
 std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
-  return std::make_shared<Device>(
-      std::make_unique<runtime::DeviceState>(runtime::to_gpu_options(options), options.cache_budget_bytes));
+  return detail::Access::make_device(
+      std::make_unique<State>(runtime::to_gpu_options(options), options.cache_budget_bytes));
 }
 
 std::shared_ptr<Device> Device::default_device() {
@@ -124,7 +124,7 @@ CacheStats Device::cache_stats() const {
 
 // ---- DeviceTensor -------------------------------------------------------------------------------
 
-DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::DeviceBuffer> buffer)
+DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer)
     : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {
   if (!buffer_) throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: no buffer");
   std::uint64_t need = 0;
@@ -142,7 +142,7 @@ DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<runtime::De
 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
   runtime::check_data_size("upload", host);
-  std::lock_guard lock(device->state().mutex);
+  std::lock_guard lock(runtime::state_of(*device).mutex);
   auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");
   buffer->int_range = runtime::int_range(host);  // range checks of this tensor then need no read-back
   return DeviceTensor(host.dtype, host.shape, std::move(buffer));
@@ -153,7 +153,7 @@ HostTensor DeviceTensor::read() const {
   HostTensor host{dtype_, shape_, {}};
   host.data.resize(tensor_bytes(dtype_, shape_));  // a view may cover a prefix of its buffer
   if (host.data.empty()) return host;
-  auto& state = buffer_->device->state();
+  auto& state = runtime::state_of(*buffer_->device);
   std::lock_guard lock(state.mutex);
   // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
   std::vector<std::byte> words((host.data.size() + 3) & ~std::size_t{3});
@@ -171,9 +171,9 @@ std::future<HostTensor> DeviceTensor::read_async() const {
 
 namespace {
 
-std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const store::Package> package,
-                                                        std::shared_ptr<Device> device) {
-  auto state = std::make_shared<runtime::KernelState>();
+std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Package> package,
+                                                std::shared_ptr<Device> device) {
+  auto state = std::make_shared<Kernel::State>();
   state->package = std::move(package);
   state->device = device ? std::move(device) : Device::default_device();
   const std::string origin = state->package->id + " (" + state->package->origin + ")";
@@ -185,7 +185,7 @@ std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const st
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
   auto package_ref = state->package;
-  runtime::DeviceCache& cache = state->device->state().cache;
+  runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
   const std::string prefix = state->serial_prefix();
   // Programs are cached by this kernel's serial and what the template reads (PlannedPass::program_key).
@@ -194,7 +194,7 @@ std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const st
     return cache.program(prefix, key, label, render)->text;
   };
   state->planner = std::make_unique<contract::Planner>(
-      state->contract, state->device->state().caps,
+      state->contract, runtime::state_of(*state->device).caps,
       [package_ref](const std::string& name) { return package_ref->webgpu_file(name); }, programs);
   return state;
 }
@@ -203,11 +203,11 @@ std::shared_ptr<runtime::KernelState> make_kernel_state(std::shared_ptr<const st
 
 Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device) {
   auto package = store::Store::default_store().load(id, store::PackageRef{ref.version, ref.revision});
-  return Kernel(make_kernel_state(std::move(package), std::move(device)));
+  return detail::Access::make_kernel(make_kernel_state(std::move(package), std::move(device)));
 }
 
 Kernel load_kernel_directory(const std::string& folder, std::shared_ptr<Device> device) {
-  return Kernel(make_kernel_state(store::load_package_directory(folder), std::move(device)));
+  return detail::Access::make_kernel(make_kernel_state(store::load_package_directory(folder), std::move(device)));
 }
 
 const std::string& Kernel::id() const { return state_->package->id; }
@@ -231,7 +231,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
   for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
-  DeviceCache& cache = k.device->state().cache;
+  DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;
   key = k.serial_prefix();
   contract::append_signature_key(key, signature);
@@ -271,13 +271,13 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
       check_data_size(name, *host);
       if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
       else if (range) check_value_range(name, *host, *range);
-    } else if (!arg.device()->buffer()) {
+    } else if (!tensor_buffer(*arg.device())) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (no buffer)");
     } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
       throw Error(ErrorKind::kInvalidArgument,
                   "input " + name + ": a device-resident " + std::string(dtype_name(arg.dtype())) +
                       " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
-    } else if (arg.device()->buffer()->device.get() != k.device.get()) {
+    } else if (tensor_buffer(*arg.device())->device.get() != k.device.get()) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
     } else if (range && arg.device()->numel() > 0) {
       // A device-resident input with a valueRange (position ids) is checked too: the kernels index caches
@@ -285,7 +285,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
       // upload (covering the whole buffer, so it bounds any view of the same dtype), or read back (a wait
       // for the GPU) and remembered by the buffer when the view covers all of it.
       const DeviceTensor& tensor = *arg.device();
-      DeviceBuffer& buffer = *tensor.buffer();
+      DeviceBuffer& buffer = *tensor_buffer(tensor);
       std::optional<IntRange> known;
       {
         std::lock_guard range_lock(buffer.int_range_mutex);
@@ -307,7 +307,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   }
 
   // 3. The device from here on: pipelines and uniforms (once per plan), buffers, bind groups.
-  DeviceState& device = k.device->state();
+  DeviceState& device = state_of(*k.device);
   lock.lock();
   cache.release_evicted();
   std::vector<const gpu::ComputePipeline*> pipelines;
@@ -321,8 +321,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   std::vector<BoundBuffer> buffers;
   for (const Staged& st : staged) {
     if (const DeviceTensor* dt = st.arg->device()) {
-      const DeviceBuffer& b = *dt->buffer();
-      buffers.push_back({st.spec->name, &b.buffer});
+      buffers.push_back({st.spec->name, &tensor_buffer(*dt)->buffer});
       continue;
     }
     const HostTensor& host = *st.arg->host();
@@ -335,7 +334,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     const std::uint64_t bytes = static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
     auto buffer = make_buffer(k.device, bytes, {}, out.name);
     buffers.push_back({out.name, &buffer->buffer});
-    call.outputs.emplace(out.name, DeviceTensor(out.dtype, out.shape, std::move(buffer)));
+    call.outputs.emplace(out.name, detail::Access::make_tensor(out.dtype, out.shape, std::move(buffer)));
   }
   auto buffer_of = [&](const std::string& arg) -> const BoundBuffer& {
     for (const auto& b : buffers)
@@ -416,14 +415,14 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
 }  // namespace runtime
 
 Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const {
-  std::unique_lock<std::mutex> lock(state_->device->state().mutex, std::defer_lock);
+  std::unique_lock<std::mutex> lock(runtime::state_of(*state_->device).mutex, std::defer_lock);
   runtime::EncodedCall call = runtime::encode_call(*state_, inputs, attrs, tunables, lock);
   if (info) {
     info->variant = call.plan->variant->id;
     info->plan_cached = call.plan_cached;
   }
   // Pipelines and bind groups were validated when made; the submit itself skips the error scope.
-  if (!call.dispatches.empty()) state_->device->state().gpu.submit(call.dispatches, nullptr, /*validate=*/false);
+  if (!call.dispatches.empty()) runtime::state_of(*state_->device).gpu.submit(call.dispatches, nullptr, /*validate=*/false);
   return std::move(call.outputs);
 }
 

@@ -79,3 +79,39 @@ EncodedCall encode_call(KernelState& kernel, const Inputs& inputs, const Attribu
                         const Attributes& tunables, std::unique_lock<std::mutex>& lock);
 
 }  // namespace wgk::runtime
+
+namespace wgk {
+
+// The opaque types of include/wgk/kernel.h are the runtime's state above.
+struct Device::State final : runtime::DeviceState {
+  using runtime::DeviceState::DeviceState;
+};
+struct Kernel::State final : runtime::KernelState {};
+struct DeviceTensor::Buffer final : runtime::DeviceBuffer {};
+
+/// The library's access to the private members of the public handles (their friend). Tools and tests use
+/// wgk/introspect.h instead.
+struct detail::Access {
+  static std::shared_ptr<Device> make_device(std::unique_ptr<Device::State> state) {
+    return std::shared_ptr<Device>(new Device(std::move(state)));
+  }
+  static Kernel make_kernel(std::shared_ptr<Kernel::State> state) { return Kernel(std::move(state)); }
+  /// Throws as DeviceTensor's constructor (kInvalidArgument: no buffer, or a shape it cannot hold).
+  static DeviceTensor make_tensor(DType dtype, Shape shape, std::shared_ptr<DeviceTensor::Buffer> buffer) {
+    return DeviceTensor(dtype, std::move(shape), std::move(buffer));
+  }
+  static runtime::DeviceState& state(const Device& device) { return *device.state_; }
+  static runtime::KernelState& state(const Kernel& kernel) { return *kernel.state_; }
+  static const std::shared_ptr<DeviceTensor::Buffer>& buffer(const DeviceTensor& tensor) { return tensor.buffer_; }
+};
+
+namespace runtime {
+inline DeviceState& state_of(const Device& device) { return detail::Access::state(device); }
+inline KernelState& state_of(const Kernel& kernel) { return detail::Access::state(kernel); }
+/// Null for a default-constructed DeviceTensor.
+inline const std::shared_ptr<DeviceTensor::Buffer>& tensor_buffer(const DeviceTensor& tensor) {
+  return detail::Access::buffer(tensor);
+}
+}  // namespace runtime
+
+}  // namespace wgk

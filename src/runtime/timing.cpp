@@ -9,14 +9,14 @@
 #include "runtime/state.h"
 #include "wgk/error.h"
 
-namespace wgk::runtime {
-
-std::uint64_t Timing::median_ns() const {
+std::uint64_t wgk::introspect::Timing::median_ns() const {
   if (call_ns.empty()) return 0;
   std::vector<std::uint64_t> sorted = call_ns;
   std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
   return sorted[sorted.size() / 2];
 }
+
+namespace wgk::runtime {
 
 Timing time_dispatches(gpu::Device& gpu, std::span<const gpu::Dispatch> call, int iterations) {
   constexpr std::size_t kMaxPasses = 2048;  // gpu::Device::create_timestamp_query's limit
@@ -60,21 +60,26 @@ Timing time_dispatches(gpu::Device& gpu, std::span<const gpu::Dispatch> call, in
   return timing;
 }
 
+}  // namespace wgk::runtime
+
+namespace wgk::introspect {
+
 TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
                      const Attributes& tunables) {
+  using namespace runtime;
   for (const auto& [name, arg] : inputs)
     if (!arg.device())
       throw Error(ErrorKind::kInvalidArgument, "timed_call: input " + name +
                                                    " is host data; upload it (DeviceTensor::upload) so it is not "
                                                    "re-uploaded per repetition");
-  std::unique_lock<std::mutex> lock(kernel.device()->state().mutex, std::defer_lock);
-  EncodedCall call = encode_call(kernel.state(), inputs, attrs, tunables, lock);
+  std::unique_lock<std::mutex> lock(state_of(*kernel.device()).mutex, std::defer_lock);
+  EncodedCall call = encode_call(state_of(kernel), inputs, attrs, tunables, lock);
   TimedCall result;
   result.variant = call.plan->variant->id;
   result.outputs = call.outputs;
   if (call.dispatches.empty()) return result;  // an empty tensor: nothing runs
-  result.timing = time_dispatches(kernel.device()->state().gpu, call.dispatches, iterations);
+  result.timing = time_dispatches(state_of(*kernel.device()).gpu, call.dispatches, iterations);
   return result;
 }
 
-}  // namespace wgk::runtime
+}  // namespace wgk::introspect

@@ -1,5 +1,4 @@
 # Planner tests (owned by the "plan" helper), included from tests/contract/CMakeLists.txt.
 wgk_add_test(contract_plan plan_test.cpp)
-target_link_libraries(test_contract_plan PRIVATE wgk_contract)
 # Rows of the signature grid are aggregates with trailing members left out on purpose.
 target_compile_options(test_contract_plan PRIVATE -Wno-missing-field-initializers)

@@ -1,5 +1,5 @@
 #pragma once
-// Paths of the seed manifests (/work/shared/seeds) and this folder's test data.
+// Paths of the seed manifests (WGK_SHARED_DIR/seeds: the shared/ folder beside the checkout) and this folder's test data.
 #include <fstream>
 #include <sstream>
 #include <string>

@@ -187,7 +187,7 @@ TEST_F(Seeds, LegacyBindingSetsMatchCurrentBindings) {
 }
 
 // Legacy dispatch {threads: numel(shapes.X) / 2, workgroupSize: tunables.WORKGROUP_SIZE} becomes
-// the 2-D split. For x of shape (1, 32, 65536, 128) (platform.md's 1 GiB case): numel = 2^28,
+// the 2-D split. For x of shape (1, 32, 65536, 128) (the 1 GiB case of docs/PERF.md): numel = 2^28,
 // threads = 2^27, groups = 2^27 / 256 = 524288; x = min(524288, 65535) = 65535,
 // y = ceilDiv(524288, 65535) = 9 (8 * 65535 = 524280 < 524288), z = 1. Seed 004's rank4_cache3
 // dispatch gives the same numbers.

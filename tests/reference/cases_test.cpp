@@ -1,4 +1,4 @@
-// Every shared reference case (/work/shared/cases: ONNX's own node tests and ONNX Runtime 1.30.0 CPU outputs)
+// Every shared reference case (WGK_SHARED_DIR/cases: ONNX's own node tests and ONNX Runtime 1.30.0 CPU outputs)
 // reproduced by the double-precision reference.
 #include <cmath>
 #include <fstream>

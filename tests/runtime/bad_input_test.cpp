@@ -1,5 +1,6 @@
 // The bad-input catalog: every rule of the ONNX RotaryEmbedding-23 spec, the ORT com.microsoft
-// RotaryEmbedding contrib spec and the seed card (shared/seeds/001_*.README.md) broken once, through
+// RotaryEmbedding contrib spec and the seed card (the original model card of com.microsoft.RotaryEmbedding,
+// whose structure kernels/*/README.md follow) broken once, through
 // the public API (get_kernel on the bundled packages). Each must be a wgk::Error of kind
 // kInvalidArgument whose message names the input or attribute, the rule and the offending values;
 // none may crash. Baselines first: the same calls unbroken succeed, so each error below is caused by
@@ -10,7 +11,7 @@
 
 #include "call_helpers.h"
 #include "reference/by_op.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 
 namespace wgk::testing {
 namespace {
@@ -494,9 +495,9 @@ TEST(BadInputInputs, DeviceTensorViewPastItsBufferIsRefused) {
   // stale bytes (found by a fresh-clone tester: ids {0} viewed as (1, 4) gathered rows from old data).
   const Kernel& k = onnx_kernel();
   DeviceTensor one = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{0}), k.device());
-  expect_error([&] { DeviceTensor(DType::kUInt32, {1, 4}, one.buffer()); }, {"uint32", "[1, 4]", "needs 16 bytes", "holds 4"});
-  expect_error([&] { DeviceTensor(DType::kUInt32, {1, -4}, one.buffer()); }, {"negative"});
-  EXPECT_NO_THROW(DeviceTensor(DType::kUInt32, {1}, one.buffer()));
+  expect_error([&] { introspect::view(one, DType::kUInt32, {1, 4}); }, {"uint32", "[1, 4]", "needs 16 bytes", "holds 4"});
+  expect_error([&] { introspect::view(one, DType::kUInt32, {1, -4}); }, {"negative"});
+  EXPECT_NO_THROW(introspect::view(one, DType::kUInt32, {1}));
 }
 
 TEST(BadInputInputs, DeviceTensorWithoutBufferOrWithOverflowingBytesIsRefused) {
@@ -504,8 +505,8 @@ TEST(BadInputInputs, DeviceTensorWithoutBufferOrWithOverflowingBytesIsRefused) {
   // wraps past 2^64 (2^62 uint32 elements) passed the size checks and let a range past the cache through.
   const Kernel& k = onnx_kernel();
   DeviceTensor one = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {4}, std::vector<std::uint32_t>{1, 2, 3, 4}), k.device());
-  expect_error([&] { DeviceTensor(DType::kFloat32, {1, 1, 0, 8}, nullptr); }, {"no buffer"});
-  expect_error([&] { DeviceTensor(DType::kUInt32, {std::int64_t{1} << 62}, one.buffer()); }, {"[4611686018427387904]", "2^62 bytes"});
+  expect_error([&] { introspect::view(DeviceTensor(), DType::kFloat32, {1, 1, 0, 8}); }, {"no buffer"});
+  expect_error([&] { introspect::view(one, DType::kUInt32, {std::int64_t{1} << 62}); }, {"[4611686018427387904]", "2^62 bytes"});
   Call c = onnx_rank4();
   c.cos = HostTensor{DType::kFloat32, {std::int64_t{1} << 60, 4}, {}};  // no data: 2^62 elements, 2^64 bytes
   c.sin = c.cos;
@@ -516,11 +517,11 @@ TEST(BadInputInputs, DeviceTensorPrefixViewReadsItsOwnBytes) {
   // read() of a view returns numel * dtype_size bytes, not its whole buffer.
   const Kernel& k = onnx_kernel();
   DeviceTensor four = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {4}, std::vector<std::uint32_t>{7, 8, 9, 10}), k.device());
-  HostTensor two = DeviceTensor(DType::kUInt32, {1, 2}, four.buffer()).read();
+  HostTensor two = introspect::view(four, DType::kUInt32, {1, 2}).read();
   ASSERT_EQ(two.data.size(), 8u);
   EXPECT_EQ(two.element(0), 7);
   EXPECT_EQ(two.element(1), 8);
-  EXPECT_EQ(DeviceTensor(DType::kUInt32, {0}, four.buffer()).read().data.size(), 0u);
+  EXPECT_EQ(introspect::view(four, DType::kUInt32, {0}).read().data.size(), 0u);
 }
 
 TEST(BadInputInputs, DevicePositionsRangeOfAPrefixViewIsNotRememberedForTheBuffer) {
@@ -528,11 +529,11 @@ TEST(BadInputInputs, DevicePositionsRangeOfAPrefixViewIsNotRememberedForTheBuffe
   // the whole buffer, whose element 3 (= 9) is past a 4-row cache.
   const Kernel& k = onnx_kernel();
   DeviceTensor all = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 4}, std::vector<std::uint32_t>{0, 1, 2, 9}), k.device());
-  all.buffer()->int_range.reset();
+  introspect::forget_range(all);
   Call c = onnx_rank4();  // sequence 3, caches of 4 rows
   Inputs in = inputs_of(c);
   in.erase("positionIds");
-  in.emplace("positionIds", DeviceTensor(DType::kUInt32, {1, 3}, all.buffer()));
+  in.emplace("positionIds", introspect::view(all, DType::kUInt32, {1, 3}));
   EXPECT_NO_THROW((void)k(in, c.attrs));
   c.x = f32({1, 2, 4, 8});
   Inputs longer = inputs_of(c);
@@ -546,14 +547,15 @@ TEST(BadInputInputs, DevicePositionsWithoutARecordedRangeAreReadBack) {
   Call c = onnx_rank4();
   const Kernel& k = onnx_kernel();
   DeviceTensor ids = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 3}, std::vector<std::uint32_t>{0, 9, 2}), k.device());
-  ids.buffer()->int_range.reset();
+  introspect::forget_range(ids);
   Inputs in = inputs_of(c);
   in.erase("positionIds");
   in.emplace("positionIds", ids);
   expect_error([&] { (void)k(in, c.attrs); }, {"positionIds[1] = 9", "out of range"});
-  ASSERT_TRUE(ids.buffer()->int_range.has_value());  // remembered for the next call
-  EXPECT_EQ(ids.buffer()->int_range->min, 0);
-  EXPECT_EQ(ids.buffer()->int_range->max, 9);
+  const auto remembered = introspect::recorded_range(ids);  // remembered for the next call
+  ASSERT_TRUE(remembered.has_value());
+  EXPECT_EQ(remembered->first, 0);
+  EXPECT_EQ(remembered->second, 9);
 }
 
 }  // namespace

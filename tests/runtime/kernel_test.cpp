@@ -9,7 +9,7 @@
 #include "reference/compare.h"
 #include "reference/rotary_embedding.h"
 #include "reference/rounding.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 
 namespace wgk::testing {
 namespace {

@@ -13,7 +13,7 @@
 #include "io/npy.h"
 #include "reference/compare.h"
 #include "reference/rounding.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 
 namespace wgk::testing {
 namespace {
@@ -25,9 +25,9 @@ constexpr const char* kLegacyRevision = "bd16bde5d0db516fb59378e8ae0f47ecddd0a05
 TEST(Revision, LegacyFormatRevisionLoadsByItsPin) {
   const Kernel legacy = get_kernel(kOnnxId, {.revision = kLegacyRevision});
   EXPECT_EQ(legacy.revision(), kLegacyRevision);
-  EXPECT_EQ(legacy.state().contract->format, contract::ManifestFormat::kLegacy);
+  EXPECT_EQ(introspect::contract(legacy)->format, contract::ManifestFormat::kLegacy);
   const Kernel current = get_kernel(kOnnxId, {.version = 1});
-  EXPECT_EQ(current.state().contract->format, contract::ManifestFormat::kCurrent);
+  EXPECT_EQ(introspect::contract(current)->format, contract::ManifestFormat::kCurrent);
   EXPECT_NE(current.revision(), kLegacyRevision);
 }
 

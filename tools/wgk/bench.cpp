@@ -13,10 +13,9 @@
 #include "cases.h"
 #include "command.h"
 #include "runtime/boundary.h"
-#include "runtime/state.h"
-#include "runtime/timing.h"
 #include "store/store.h"
 #include "wgk/error.h"
+#include "wgk/introspect.h"
 
 namespace wgk::cli {
 namespace {
@@ -49,7 +48,7 @@ Inputs upload_inputs(const std::map<std::string, HostTensor, std::less<>>& host,
 void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
   nlohmann::json bench;
   try {
-    bench = nlohmann::json::parse(kernel.state().package->webgpu_file("bench.json"));
+    bench = nlohmann::json::parse(introspect::package_file(kernel, "bench.json"));
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::kContract, kernel.id() + ": bench.json: " + e.what());
   }
@@ -77,11 +76,11 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
       // noise only slows a kernel down: time the case and a same-size copy next to each other in
       // `rounds` rounds and keep the fastest of each.
       if (o.spin_up_ms > 0) spin_up(kernel.device(), o.spin_up_ms);
-      if (o.warmup > 0) runtime::timed_call(kernel, inputs, c.attrs, o.warmup, c.tunables);
+      if (o.warmup > 0) introspect::timed_call(kernel, inputs, c.attrs, o.warmup, c.tunables);
       double best = 0, best_copy = 0;
       for (int r = 0; r < o.rounds; ++r) {
         const double copy_ns = reported_ns(time_copy(kernel.device(), row.x_bytes, o.warmup, o.iterations));
-        const runtime::TimedCall timed = runtime::timed_call(kernel, inputs, c.attrs, o.iterations, c.tunables);
+        const introspect::TimedCall timed = introspect::timed_call(kernel, inputs, c.attrs, o.iterations, c.tunables);
         const double ns = reported_ns(timed.timing);
         if (r == 0 || copy_ns < best_copy) best_copy = copy_ns;
         if (r == 0 || ns < best) {

@@ -6,7 +6,9 @@
 #include <vector>
 #include <mutex>
 
-#include "runtime/state.h"
+#include "runtime/state.h"  // the types behind introspect::state
+#include "runtime/timing.h"
+#include "wgk/introspect.h"
 #include "wgk/error.h"
 
 namespace wgk::cli {
@@ -58,24 +60,24 @@ std::unique_ptr<Copy> make_copy(runtime::DeviceState& state, std::uint64_t bytes
   return c;
 }
 
-runtime::Timing time_one(gpu::Device& gpu, const gpu::Dispatch& d, int warmup, int iterations) {
+introspect::Timing time_one(gpu::Device& gpu, const gpu::Dispatch& d, int warmup, int iterations) {
   if (warmup > 0) runtime::time_dispatches(gpu, std::span(&d, 1), warmup);
   return runtime::time_dispatches(gpu, std::span(&d, 1), iterations);
 }
 
 }  // namespace
 
-runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations) {
+introspect::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations) {
   if (bytes == 0 || bytes % 16 != 0)
     throw Error(ErrorKind::kInvalidArgument, "copy baseline: " + std::to_string(bytes) + " bytes is not a positive multiple of 16");
-  auto& state = device->state();
+  auto& state = introspect::state(*device);
   std::lock_guard lock(state.mutex);
   const auto copy = make_copy(state, bytes);
   return time_one(state.gpu, copy->dispatch, warmup, iterations);
 }
 
-runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations) {
-  auto& state = device->state();
+introspect::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations) {
+  auto& state = introspect::state(*device);
   std::lock_guard lock(state.mutex);
   auto& gpu = state.gpu;
   gpu::Buffer sink = gpu.create_buffer(16, gpu::BufferUsage::kStorage, "empty sink");
@@ -89,7 +91,7 @@ runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int w
 void spin_up(const std::shared_ptr<Device>& device, int ms) {
   using Clock = std::chrono::steady_clock;
   const auto until = Clock::now() + std::chrono::milliseconds(ms);
-  auto& state = device->state();
+  auto& state = introspect::state(*device);
   std::lock_guard lock(state.mutex);
   // Back-to-back copies of 64 MiB, batches growing until one takes 20 ms, so the queue never runs dry
   // long enough for the GPU to count as idle (the H200 under Vulkan otherwise stays at 345-540 MHz).
@@ -105,7 +107,7 @@ void spin_up(const std::shared_ptr<Device>& device, int ms) {
   }
 }
 
-double reported_ns(const runtime::Timing& timing) {
+double reported_ns(const introspect::Timing& timing) {
   const double median = static_cast<double>(timing.median_ns());
   if (median > 0 && static_cast<double>(timing.resolution_ns) * 100 <= median) return median;
   return timing.span_mean_ns;

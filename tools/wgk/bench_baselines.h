@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "runtime/timing.h"
+#include "wgk/introspect.h"
 #include "wgk/kernel.h"
 
 namespace wgk::cli {
@@ -13,10 +13,10 @@ namespace wgk::cli {
 /// Times a copy of `bytes` (a multiple of 16, > 0) from one storage buffer to another: warmup
 /// repetitions untimed, then `iterations` timed. Bandwidth counts bytes read + bytes written
 /// (2 * bytes). Throws wgk::Error (kGpu: no timestamp-query, allocation above the adapter's limits).
-runtime::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations);
+introspect::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations);
 
 /// Times a dispatch of one workgroup of one invocation that writes nothing.
-runtime::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations);
+introspect::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations);
 
 /// Keeps the GPU's queue full of 64 MiB copies for at least `ms` milliseconds of wall time, so that timing
 /// starts at the clocks a sustained load gets: on the H200 under Vulkan, nvidia-smi reported the "GPU idle"
@@ -26,6 +26,6 @@ void spin_up(const std::shared_ptr<Device>& device, int ms);
 
 /// The duration to report: the median of per-call timestamps when the timer resolves it to 1% (resolution
 /// at most a hundredth of the median), else the batch mean (first begin to last end over the calls).
-double reported_ns(const runtime::Timing& timing);
+double reported_ns(const introspect::Timing& timing);
 
 }  // namespace wgk::cli

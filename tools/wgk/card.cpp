@@ -1,5 +1,5 @@
 // wgk card <package>: writes the package's README.md (the model card) from its manifest.json and
-// metadata.json, in the structure of the seed card (/work/shared/seeds/001_*.README.md): YAML front
+// metadata.json, in the structure of the seed card (the original model card of com.microsoft.RotaryEmbedding): YAML front
 // matter, title, domain line, description, inputs / outputs / attributes / type-constraint tables,
 // files, and a C++ usage example against include/wgk/kernel.h. `--check` compares instead of writing.
 #include <algorithm>

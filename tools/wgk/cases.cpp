@@ -5,10 +5,11 @@
 #include <random>
 
 #include "contract/contract.h"
+#include "contract/plan.h"
 #include "io/npy.h"
 #include "reference/by_op.h"
 #include "reference/rounding.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 #include "wgk/error.h"
 
 namespace wgk::cli {
@@ -218,7 +219,7 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   if (c.expected) {
     expected = reference::to_doubles(*c.expected);
   } else {
-    const auto& contract = *kernel.state().contract;
+    const auto& contract = *introspect::contract(kernel);
     Attributes attrs = c.attrs;
     for (const auto& a : contract.attributes)
       if (!attrs.count(a.name) && a.default_value && a.default_value->is_number())
@@ -238,9 +239,9 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   // On an adapter with shader-f16, also check the choice an adapter without it would make (the H200
   // under Vulkan), by selecting with that one capability flipped.
   if (kernel.device()->has_shader_f16() && !c.expected_variant_without_f16.empty()) {
-    contract::DeviceCaps caps = kernel.state().device->state().caps;
+    contract::DeviceCaps caps = introspect::caps(*kernel.device());
     caps.shader_f16 = false;
-    const contract::Planner planner(kernel.state().contract, caps, [](const std::string&) { return std::string(); });
+    const contract::Planner planner(introspect::contract(kernel), caps, [](const std::string&) { return std::string(); });
     contract::CallSignature sig;
     auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
     for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});

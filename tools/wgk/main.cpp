@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "wgk/error.h"
+#include "wgk/version.h"
 
 namespace wgk::cli {
 std::vector<Command>& commands() {
@@ -14,6 +15,7 @@ std::vector<Command>& commands() {
 
 int main(int argc, char** argv) {
   CLI::App app{"wgk: run, test, benchmark and inspect WebGPU kernel packages"};
+  app.set_version_flag("--version", "wgk " + std::string(wgk::version()), "print the library version and exit");
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, wgk::cli::Run>> runs;
   for (const auto& command : wgk::cli::commands()) {

@@ -5,11 +5,12 @@
 
 #include "cases.h"
 #include "command.h"
+#include "contract/contract.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/by_op.h"
 #include "reference/compare.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 #include "wgk/error.h"
 
 namespace wgk::cli {
@@ -97,7 +98,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::cout << "variant: " << info.variant << "\n";
     std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back); repeat "
               << repeat_ms << " ms per call (upload + run, wall clock)\n";
-    const auto& contract = *kernel.state().contract;
+    const auto& contract = *introspect::contract(kernel);
     Attributes full = attrs;
     for (const auto& a : contract.attributes)
       if (!full.count(a.name) && a.default_value && a.default_value->is_number()) full[a.name] = a.default_value->as_number();

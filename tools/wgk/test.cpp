@@ -7,9 +7,9 @@
 
 #include "cases.h"
 #include "command.h"
-#include "runtime/state.h"
 #include "store/store.h"
 #include "wgk/error.h"
+#include "wgk/introspect.h"
 
 namespace wgk::cli {
 namespace {
@@ -25,7 +25,7 @@ struct Tally {
 };
 
 void run_package(const Kernel& kernel, Tally& tally, const std::string& filter) {
-  const std::string& text = kernel.state().package->webgpu_file("test.json");
+  const std::string& text = introspect::package_file(kernel, "test.json");
   nlohmann::json tests;
   try {
     tests = nlohmann::json::parse(text);

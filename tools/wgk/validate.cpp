@@ -12,7 +12,7 @@
 
 #include "command.h"
 #include "contract/plan.h"
-#include "runtime/state.h"
+#include "wgk/introspect.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
 
@@ -128,9 +128,9 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
   return [o]() -> int {
     const Kernel kernel = fs::is_directory(o->package) ? load_kernel_directory(o->package)
                                                        : get_kernel(o->package, {.version = o->version});
-    runtime::KernelState& state = kernel.state();
-    const contract::Contract& c = *state.contract;
-    runtime::DeviceState& device = kernel.device()->state();
+    const std::shared_ptr<const contract::Contract> contract = introspect::contract(kernel);
+    const contract::Contract& c = *contract;
+    const contract::DeviceCaps& adapter = introspect::caps(*kernel.device());
     std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     for (const char* name : {"x", "cos", "sin"})
@@ -140,15 +140,15 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
 
     // Two planners: the adapter as it is, and the same adapter with shader-f16 flipped, so the
     // variants a feature gates are rendered either way (compiled where the adapter can).
-    const auto templates = [package = state.package](const std::string& file) { return package->webgpu_file(file); };
-    contract::DeviceCaps flipped = device.caps;
+    const auto templates = [kernel](const std::string& file) { return introspect::package_file(kernel, file); };
+    contract::DeviceCaps flipped = adapter;
     flipped.shader_f16 = !flipped.shader_f16;
     struct Caps {
       std::string name;
       contract::DeviceCaps caps;
     };
-    const std::vector<Caps> all_caps = {{"adapter", device.caps},
-                                        {device.caps.shader_f16 ? "adapter without shader-f16" : "adapter with shader-f16", flipped}};
+    const std::vector<Caps> all_caps = {{"adapter", adapter},
+                                        {adapter.shader_f16 ? "adapter without shader-f16" : "adapter with shader-f16", flipped}};
 
     std::map<std::string, VariantReport> reports;
     for (const auto& v : c.variants) reports[v.id];
@@ -156,7 +156,7 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     std::size_t tried = 0, rejected = 0, unserved = 0;
     std::vector<std::string> unserved_examples, other_failures;
     for (const auto& caps : all_caps) {
-      contract::Planner planner(state.contract, caps.caps, templates);
+      contract::Planner planner(contract, caps.caps, templates);
       for (const GridPoint& g : grid(c)) {
         const auto call = signature_of(c, g);
         if (!call) continue;
@@ -192,14 +192,13 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
           const auto& pass = planned;
           if (compiled_texts.count(wgsl)) continue;
           ++report.wgsl_texts;
-          if (!device.caps.shader_f16 && wgsl.find("enable f16;") != std::string::npos) {
+          if (!adapter.shader_f16 && wgsl.find("enable f16;") != std::string::npos) {
             ++report.capability;
             compiled_texts[wgsl] = true;
             continue;
           }
           try {
-            std::lock_guard lock(device.mutex);
-            device.gpu.create_compute_pipeline(wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
+            introspect::compile_wgsl(*kernel.device(), wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
             ++report.compiled;
             compiled_texts[wgsl] = true;
           } catch (const Error& e) {
