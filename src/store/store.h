@@ -31,9 +31,9 @@ namespace wgk::store {
 
 /// Which package bytes to load: exactly one of the three.
 struct PackageRef {
-  std::optional<int> version;           ///< e.g. 1: the Hub branch v1 (follows it as fixes land)
-  std::optional<std::string> revision;  ///< a Hub commit: 40 lower-case hex digits
-  std::optional<std::string> content;   ///< git blob id of build/webgpu/metadata.json: 40 lower-case hex
+  std::optional<int> version = std::nullopt;           ///< e.g. 1: the Hub branch v1 (follows it as fixes land)
+  std::optional<std::string> revision = std::nullopt;  ///< a Hub commit: 40 lower-case hex digits
+  std::optional<std::string> content = std::nullopt;   ///< git blob id of build/webgpu/metadata.json: 40 lower-case hex
 };
 
 /// A package whose bytes were verified against its metadata.json (and, from a Hub cache, against
