@@ -96,6 +96,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def record(self):
+        if self.path.startswith("/_"):
+            return  # the test's own control requests
         with STATE["lock"]:
             STATE["log"].append({"method": self.command, "path": self.path, "host": self.headers.get("Host", ""),
                                  "auth": self.headers.get("Authorization", ""), "range": self.headers.get("Range", "")})
