@@ -83,7 +83,10 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
           c = case_from_folder(folder);
           if (!o->filter.empty() && c.name.find(o->filter) == std::string::npos) continue;
           auto it = kernels.find(c.kernel);
-          if (it == kernels.end()) it = kernels.emplace(c.kernel, get_kernel(c.kernel, {.version = 1}, device)).first;
+          if (it == kernels.end()) {
+            it = kernels.emplace(c.kernel, resolve_kernel(c.kernel, o->pin, device)).first;
+            print_kernel(it->second);
+          }
           r = run_case(it->second, c);
         } catch (const Error& e) {
           c.name = folder.filename().string();
