@@ -440,6 +440,7 @@ HubOptions HubOptions::from_environment() {
   }
   o.offline = env_true("HF_HUB_OFFLINE") || env_true("TRANSFORMERS_OFFLINE") || env("WGK_HUB") == "off";
   o.symlinks = !env_true("HF_HUB_DISABLE_SYMLINKS");
+  o.refresh_versions = env_true("WGK_HUB_REFRESH");
   auto seconds = [](const char* name, long fallback) {
     const std::string v = env(name);
     char* end = nullptr;

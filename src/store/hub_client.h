@@ -20,6 +20,10 @@ struct HubOptions {
                               ///< (none when HF_HUB_DISABLE_IMPLICIT_TOKEN is set); sent as "authorization: Bearer"
   bool offline = false;       ///< HF_HUB_OFFLINE=1 (or WGK_HUB=off): no request is ever made
   bool symlinks = true;       ///< false with HF_HUB_DISABLE_SYMLINKS=1: snapshot files are copies
+  /// WGK_HUB_REFRESH=1: a `version` load asks the refs API first (one request, no retry; the newest vN is
+  /// fetched and refs/vN moved) instead of serving the cached refs/vN. Off by default, so that a load with a
+  /// local copy never waits for the network; `wgk download` always asks.
+  bool refresh_versions = false;
   long etag_timeout_s = 10;     ///< HF_HUB_ETAG_TIMEOUT: connect/read timeout of API calls (refs, tree)
   long download_timeout_s = 10; ///< HF_HUB_DOWNLOAD_TIMEOUT: connect/read timeout of file transfers
   int max_retries = 5;          ///< on 408, 429, 500, 502, 503, 504 and transport errors (http_backoff)

@@ -257,6 +257,18 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
                                             : "content " + *ref.content;
   std::vector<std::string> seen;  // what exists, for the not-found message
 
+  if (ref.version && options_.hub && options_.hub->refresh_versions && !options_.hub->offline) {
+    HubOptions quick = *options_.hub;
+    quick.max_retries = 0;  // a local copy may answer: do not wait for a struggling network
+    try {
+      const HubDownload d = hub_download(id, ref.version, std::nullopt, quick);
+      if (auto package = load_from_repo(d.repo, id, PackageRef{.revision = d.commit}, seen)) return package;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kNotFound) throw;
+      seen.push_back(std::string("the Hub (WGK_HUB_REFRESH): ") + e.what());
+    }
+  }
+
   for (const fs::path& root : roots_)
     for (const std::string& type : hub::repo_types()) {
       const fs::path repo = root / hub::repo_folder(type, id);

@@ -320,5 +320,52 @@ TEST(HubCacheHostile, DigestMismatchAgainstMetadata) {
   expect_has(error_of([&] { cache.load_v1(); }, ErrorKind::kIntegrity), {"build/webgpu/test.json", "metadata.json"});
 }
 
+TEST(HubCacheHostile, ListedFileMissing) {
+  OfficialCache cache;
+  fs::remove(cache.snapshot / "build/webgpu/test.json");
+  expect_has(error_of([&] { cache.load_v1(); }, ErrorKind::kIntegrity), {"build/webgpu/test.json", "missing"});
+}
+
+// Rewrites the snapshot's metadata.json (a new blob named by git hash-object) with `edit` applied.
+void edit_metadata(OfficialCache& cache, const std::function<void(nlohmann::json&)>& edit) {
+  const fs::path meta = cache.snapshot / "build/webgpu/metadata.json";
+  nlohmann::json j = nlohmann::json::parse(read_bytes(meta));
+  edit(j);
+  TempDir t;
+  write_bytes(t.path() / "m", j.dump(2));
+  const std::string id = git_hash_object(t.path() / "m");
+  write_bytes(cache.repo / "blobs" / id, j.dump(2));
+  cache.blob_of["build/webgpu/metadata.json"] = id;
+  cache.place("build/webgpu/metadata.json", false);
+}
+
+TEST(HubCacheHostile, PathTraversalInMetadataRefused) {
+  // metadata.json lists "../../etc/passwd" with its real digest, so only the path rule can refuse it.
+  std::string passwd;
+  try {
+    passwd = read_bytes("/etc/passwd");
+  } catch (...) {
+  }
+  for (const std::string& evil : {std::string("../../etc/passwd"), std::string("/etc/passwd"),
+                                  std::string("build/webgpu/../../../etc/passwd")}) {
+    OfficialCache cache;
+    edit_metadata(cache, [&](nlohmann::json& j) { j["files"][evil] = {{"sha256", store::sha256_hex(passwd)}}; });
+    expect_has(error_of([&] { cache.load_v1(); }, ErrorKind::kContract), {evil, "invalid path"});
+  }
+}
+
+TEST(HubCacheHostile, AnotherPackagesIdRefused) {
+  OfficialCache cache;
+  edit_metadata(cache, [](nlohmann::json& j) { j["id"] = "webgpu-kernels/evil.Package"; });
+  expect_has(error_of([&] { cache.load_v1(); }, ErrorKind::kIntegrity), {"evil.Package", kOnnxId});
+}
+
+TEST(HubCacheHostile, RefToAPackageOfAnotherVersionRefused) {
+  OfficialCache cache;
+  edit_metadata(cache, [](nlohmann::json& j) { j["version"] = 2; });
+  expect_has(error_of([&] { cache.store(true).load(kOnnxId, {.version = 1}); }, ErrorKind::kIntegrity),
+             {"refs/v1", "version 2"});
+}
+
 }  // namespace
 }  // namespace wgk::testing
