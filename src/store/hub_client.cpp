@@ -483,7 +483,7 @@ HubDownload hub_download(std::string_view id_view, std::optional<int> version, s
                                       "WGK_HUB_TRUST_ANY_PUBLISHER=1 (wgk download --trust)");
   }
   if (o.cache.empty())
-    throw Error(ErrorKind::kIo, "fetching " + id + ": no download cache (set HF_HUB_CACHE, HF_HOME or HOME)");
+    throw Error(ErrorKind::kNotFound, "fetching " + id + ": no download cache (set HF_HUB_CACHE, HF_HOME or HOME)");
 
   HubDownload result;
   Client client(o, &result.requests);
