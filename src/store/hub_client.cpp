@@ -270,6 +270,24 @@ class Client {
   std::string endpoint_;
 };
 
+// Process-wide memory of answers that would only repeat for a while: an endpoint that could not be
+// reached, an id that no repo type has. A process loading many kernels without a network (or packages the
+// Hub does not have) pays once, then falls through at once (the store serves the embedded package).
+constexpr auto kNegativeTtl = std::chrono::seconds(60);
+std::mutex g_memo_mutex;
+std::map<std::string, std::pair<std::chrono::steady_clock::time_point, std::string>> g_memo;
+
+std::optional<std::string> memo_get(const std::string& key) {
+  std::lock_guard<std::mutex> lock(g_memo_mutex);
+  auto it = g_memo.find(key);
+  if (it == g_memo.end() || std::chrono::steady_clock::now() > it->second.first) return std::nullopt;
+  return it->second.second;
+}
+void memo_put(const std::string& key, const std::string& message) {
+  std::lock_guard<std::mutex> lock(g_memo_mutex);
+  g_memo[key] = {std::chrono::steady_clock::now() + kNegativeTtl, message};
+}
+
 std::string error_code(const Response& r) {
   auto it = r.headers.find("x-error-code");
   return it == r.headers.end() ? "" : it->second;
@@ -277,9 +295,14 @@ std::string error_code(const Response& r) {
 
 // A failed answer as a wgk::Error: 401/403 and RepoNotFound/GatedRepo hint at HF_TOKEN.
 Error http_error(const std::string& what, const std::string& url, const Response& r, bool have_token) {
-  if (r.code != CURLE_OK && r.code != CURLE_HTTP_RETURNED_ERROR)
-    return Error(ErrorKind::kNotFound, what + ": " + url + ": " + r.error + " (network; the store falls back to "
-                                       "the cache and the embedded packages)");
+  if (r.code != CURLE_OK && r.code != CURLE_HTTP_RETURNED_ERROR) {
+    const std::string message = what + ": " + url + ": " + r.error + " (network; the store falls back to "
+                                "the embedded packages)";
+    if (r.code == CURLE_COULDNT_RESOLVE_HOST || r.code == CURLE_COULDNT_RESOLVE_PROXY ||
+        r.code == CURLE_COULDNT_CONNECT || r.code == CURLE_OPERATION_TIMEDOUT)
+      memo_put("net " + origin_of(url), message);
+    return Error(ErrorKind::kNotFound, message);
+  }
   std::string message = what + ": " + url + " answered HTTP " + std::to_string(r.status);
   if (!error_code(r).empty()) message += " (" + error_code(r) + ")";
   if (auto it = r.headers.find("x-error-message"); it != r.headers.end()) message += ": " + it->second;
@@ -488,6 +511,10 @@ HubDownload hub_download(std::string_view id_view, std::optional<int> version, s
   HubDownload result;
   Client client(o, &result.requests);
   const std::string& E = client.endpoint();
+  if (auto earlier = memo_get("net " + origin_of(E)))
+    throw Error(ErrorKind::kNotFound, *earlier + "; not tried again for " + std::to_string(kNegativeTtl.count()) + " s");
+  if (auto earlier = memo_get("repo " + E + " " + id))
+    throw Error(ErrorKind::kNotFound, *earlier + "; not asked again for " + std::to_string(kNegativeTtl.count()) + " s");
 
   // 1. The repo type and the commit: refs API for a version, tree API directly for a commit.
   std::string type;
@@ -581,9 +608,12 @@ HubDownload hub_download(std::string_view id_view, std::optional<int> version, s
     }
     throw http_error("fetching " + id + " at " + wanted, E + "/api/" + t + "/" + id + "/tree/" + commit, r, !o.token.empty());
   }
-  if (type.empty())
-    throw Error(ErrorKind::kNotFound, "fetching " + id + ": no kernel or model repo at " + E + ":" + not_found +
-                                          (o.token.empty() ? " (no token sent; set HF_TOKEN for a private repo)" : ""));
+  if (type.empty()) {
+    const std::string message = "fetching " + id + ": no kernel or model repo at " + E + ":" + not_found +
+                                (o.token.empty() ? " (no token sent; set HF_TOKEN for a private repo)" : "");
+    memo_put("repo " + E + " " + id, message);
+    throw Error(ErrorKind::kNotFound, message);
+  }
 
   result.type = type;
   result.commit = commit;

@@ -171,6 +171,23 @@ namespace {
 bool is_pinned_only(std::string_view folder) { return folder.starts_with("revisions/"); }
 }  // namespace
 
+namespace {
+// Whether an embedded package answers `ref` (without verifying it).
+bool embedded_has(const std::string& id, const PackageRef& ref) {
+  if (!ref.version && !ref.content) return false;
+  for (const auto& [folder, files] : embedded_trees()) {
+    auto it = files.find(kMetadata);
+    if (it == files.end()) continue;
+    nlohmann::json meta = nlohmann::json::parse(it->second, nullptr, false);
+    if (!meta.is_object() || meta.value("id", "") != id) continue;
+    if ((ref.version && meta.value("version", 0) == *ref.version && !is_pinned_only(folder)) ||
+        (ref.content && git_blob_id(it->second) == *ref.content))
+      return true;
+  }
+  return false;
+}
+}  // namespace
+
 std::vector<std::string> Store::embedded_ids() const {
   std::vector<std::string> ids;
   for (const auto& [folder, files] : embedded_trees()) {
@@ -277,6 +294,27 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
       if (auto package = load_from_repo(repo, id, ref, seen)) return package;
     }
 
+  if (options_.hub && (ref.version || ref.revision)) {
+    // With an embedded package to fall back on, one attempt only (huggingface_hub: no retry when a
+    // cached copy may exist), so that a machine without a network serves it at once.
+    HubOptions o = *options_.hub;
+    if (options_.include_embedded && embedded_has(id_text, ref)) o.max_retries = 0;
+    try {
+      HubDownload d = hub_download(id, ref.version, ref.revision, o);
+      std::vector<std::string> ignored;
+      if (auto package = load_from_repo(d.repo, id, PackageRef{std::nullopt, d.commit, std::nullopt}, ignored)) {
+        if (ref.version && package->version != *ref.version)
+          throw Error(ErrorKind::kIntegrity, d.snapshot.string() + ": branch v" + std::to_string(*ref.version) +
+                                                 " holds a package of version " + std::to_string(package->version));
+        return package;
+      }
+      seen.push_back(d.snapshot.string() + " (fetched, but not loadable)");
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kNotFound) throw;
+      seen.push_back(std::string("the Hub: ") + e.what());
+    }
+  }
+
   if (options_.include_embedded) {
     for (const auto& [folder, files] : embedded_trees()) {
       auto it = files.find(kMetadata);
@@ -289,23 +327,6 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
                      (is_pinned_only(folder) ? " (older, by content pin only)" : "") + " (no Hub commit recorded)");
       if ((ref.version && version == *ref.version && !is_pinned_only(folder)) || (ref.content && content == *ref.content))
         return verify_package(files, "embedded " + folder, id);
-    }
-  }
-
-  if (options_.hub && (ref.version || ref.revision)) {
-    try {
-      HubDownload d = hub_download(id, ref.version, ref.revision, *options_.hub);
-      std::vector<std::string> ignored;
-      if (auto package = load_from_repo(d.repo, id, PackageRef{std::nullopt, d.commit, std::nullopt}, ignored)) {
-        if (ref.version && package->version != *ref.version)
-          throw Error(ErrorKind::kIntegrity, d.snapshot.string() + ": branch v" + std::to_string(*ref.version) +
-                                                 " holds a package of version " + std::to_string(package->version));
-        return package;
-      }
-      seen.push_back(d.snapshot.string() + " (fetched, but not loadable)");
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kNotFound) throw;
-      seen.push_back(std::string("the Hub: ") + e.what());
     }
   }
 

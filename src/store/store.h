@@ -15,8 +15,9 @@
 //
 // Sources, searched in order: Hub cache roots (WGK_KERNEL_PATH entries, then KERNELS_CACHE, then
 // HF_HUB_CACHE | HUGGINGFACE_HUB_CACHE | HF_HOME/hub | XDG_CACHE_HOME/huggingface/hub |
-// ~/.cache/huggingface/hub), each in the official layout (src/store/hub_cache.h); then the embedded
-// packages; then, when allowed, the Hub itself (src/store/hub_client.h), into the download cache.
+// ~/.cache/huggingface/hub), each in the official layout (src/store/hub_cache.h); then, when allowed, the
+// Hub itself (src/store/hub_client.h), into the download cache; finally the embedded packages. Not found
+// goes on to the next source; tampering stops the search with kIntegrity.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -68,8 +69,8 @@ std::shared_ptr<const Package> load_package_directory(const std::filesystem::pat
 struct StoreOptions {
   std::vector<std::filesystem::path> roots;  ///< Hub cache roots searched first (WGK_KERNEL_PATH)
   bool official_roots = false;               ///< then KERNELS_CACHE and the HF cache chain
-  bool include_embedded = true;              ///< then the packages compiled into the build
-  std::optional<HubOptions> hub;             ///< then the Hub (nullopt: never any network)
+  bool include_embedded = true;              ///< last, the packages compiled into the build
+  std::optional<HubOptions> hub;             ///< before them, the Hub (nullopt: never any network)
 };
 
 class Store {
@@ -77,8 +78,10 @@ class Store {
   /// Hub-cache roots searched before the embedded packages; no official roots, no network.
   explicit Store(std::vector<std::filesystem::path> roots = {}, bool include_embedded = true);
   explicit Store(StoreOptions options);
-  /// The process-wide store: WGK_KERNEL_PATH roots, the official roots, the embedded packages, and the
-  /// Hub as HubOptions::from_environment() allows (HF_HUB_OFFLINE=1 or WGK_HUB=off: never).
+  /// The process-wide store: WGK_KERNEL_PATH roots, the official roots, the Hub as
+  /// HubOptions::from_environment() allows (HF_HUB_OFFLINE=1 or WGK_HUB=off: never), the embedded packages.
+  /// A Hub attempt that an embedded package could answer is made once, without retries, and an unreachable
+  /// endpoint is not tried again for 60 s (hub_client.cpp), so a machine without a network serves them at once.
   static const Store& default_store();
 
   /// Loads and verifies `id` at `ref`. Exactly one of version/revision/content must be set. Throws

@@ -248,11 +248,11 @@ std::string package_card(const fs::path& root) {
        "packages embedded in the library have.\n\n";
   s << "Where the bytes come from, in order: Hub caches in the official layout (`WGK_KERNEL_PATH` entries, "
        "`KERNELS_CACHE`, then `HF_HUB_CACHE`, `HF_HOME/hub` or `~/.cache/huggingface/hub`, in `kernels--` then "
-       "`models--` folders, shared with `huggingface_hub` and `@huggingface/hub`); the packages embedded in the "
-       "build; then the Hub (`HF_ENDPOINT`, `HF_TOKEN`), for a package or commit no local source has, when its "
-       "publisher is trusted (default `webgpu-kernels`; more with `WGK_HUB_TRUSTED_PUBLISHERS`). Every byte is "
-       "checked against its blob id and `metadata.json`'s sha256. `HF_HUB_OFFLINE=1` (or `WGK_HUB=off`) makes no "
-       "request. To fetch ahead of time or to move to the newest `v" << version << "`:\n\n";
+       "`models--` folders, shared with `huggingface_hub` and `@huggingface/hub`); then the Hub (`HF_ENDPOINT`, "
+       "`HF_TOKEN`) for what no cache has, when its publisher is trusted (default `webgpu-kernels`; more with "
+       "`WGK_HUB_TRUSTED_PUBLISHERS`); finally the packages embedded in the build (served at once without a "
+       "network). Every byte is checked against its blob id and `metadata.json`'s sha256. `HF_HUB_OFFLINE=1` (or "
+       "`WGK_HUB=off`) makes no request. To fetch ahead of time or to move to the newest `v" << version << "`:\n\n";
   s << "```sh\nwgk download " << id << " --version " << version << "   # prints the commit and content pin\n"
        "wgk cache verify\n```\n\n\n";
   const std::string example = usage_example(c, id, version, webgpu);
