@@ -369,6 +369,17 @@ TEST_F(Hub, SameLayoutAsTheJsClientByteForByte) {
     const fs::path blob = fs::read_symlink(pb).filename();
     EXPECT_EQ(read_bytes(a / "blobs" / blob), read_bytes(b / "blobs" / blob)) << path;
   }
+  // The JS client, run again on our cache, finds every package file in place: it fetches only the repo files
+  // that are not the package's (.gitattributes, the other build variant), which we do not download.
+  http(hub + "/_reset", "{}");
+  ASSERT_EQ(js("snapshot " + hub + " " + kMsId + " v1 " + q(our_cache.path().string())).rc, 0);
+  std::set<std::string> fetched;
+  for (const auto& r : log()) {
+    const std::string path = r["path"];
+    if (r["method"] == "GET" && r["range"] == "" && path.find("/resolve/") != std::string::npos)
+      fetched.insert(path.substr(path.find("/resolve/") + 9 + 41));
+  }
+  EXPECT_EQ(fetched, (std::set<std::string>{".gitattributes", "build/torch-cpu/NOTE.txt"}));
 }
 
 // ---- faults ------------------------------------------------------------------------------------------
