@@ -37,6 +37,17 @@ void expect_has(const std::string& message, std::initializer_list<std::string> p
     EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
 }
 
+/// Sets an environment variable for a scope ("" counts as unset for the store's readers).
+struct Env {
+  std::string name;
+  std::optional<std::string> old;
+  Env(std::string n, const std::string& v) : name(std::move(n)) {
+    if (const char* o = std::getenv(name.c_str())) old = o;
+    setenv(name.c_str(), v.c_str(), 1);
+  }
+  ~Env() { old ? (void)setenv(name.c_str(), old->c_str(), 1) : (void)unsetenv(name.c_str()); }
+};
+
 /// <root>/<type>--webgpu-kernels--ai.onnx.RotaryEmbedding with the package of kernels/ plus a
 /// .gitattributes and a file of another build variant, as the Hub clients write it.
 struct OfficialCache {
@@ -145,15 +156,6 @@ TEST(HubCache, RefWithNewlineIsReadLeftoverIncompleteIgnored) {
 TEST(HubCache, OfficialRootsInOrderFromTheEnvironment) {
   // WGK_KERNEL_PATH, then KERNELS_CACHE, then HF_HUB_CACHE (> HUGGINGFACE_HUB_CACHE > HF_HOME/hub >
   // XDG_CACHE_HOME/huggingface/hub > ~/.cache/huggingface/hub), constants.py and kernels hf_hub.py.
-  struct Env {
-    std::string name;
-    std::optional<std::string> old;
-    Env(std::string n, const std::string& v) : name(std::move(n)) {
-      if (const char* o = std::getenv(name.c_str())) old = o;
-      setenv(name.c_str(), v.c_str(), 1);
-    }
-    ~Env() { old ? (void)setenv(name.c_str(), old->c_str(), 1) : (void)unsetenv(name.c_str()); }
-  };
   {
     Env a("WGK_KERNEL_PATH", "/a:/b"), k("KERNELS_CACHE", "/k"), h("HF_HUB_CACHE", "/h"), home("HF_HOME", "/home");
     std::vector<fs::path> roots = store::hub::kernel_path_roots();
@@ -365,6 +367,53 @@ TEST(HubCacheHostile, RefToAPackageOfAnotherVersionRefused) {
   edit_metadata(cache, [](nlohmann::json& j) { j["version"] = 2; });
   expect_has(error_of([&] { cache.store(true).load(kOnnxId, {.version = 1}); }, ErrorKind::kIntegrity),
              {"refs/v1", "version 2"});
+}
+
+TEST(HubOptions, FromTheEnvironmentAsTheOfficialClients) {
+  // huggingface_hub constants.py and utils/_auth.py: HF_ENDPOINT without its trailing '/', HF_TOKEN >
+  // HUGGING_FACE_HUB_TOKEN > $HF_TOKEN_PATH or $HF_HOME/token, none with HF_HUB_DISABLE_IMPLICIT_TOKEN,
+  // HF_HUB_OFFLINE, HF_HUB_DISABLE_SYMLINKS, HF_HUB_ETAG_TIMEOUT / HF_HUB_DOWNLOAD_TIMEOUT (default 10 s).
+  TempDir home;
+  write_bytes(home.path() / "token", "hf_from_file\n");
+  {
+    Env e("HF_ENDPOINT", "http://127.0.0.1:1234/"), t("HF_TOKEN", ""), l("HUGGING_FACE_HUB_TOKEN", ""),
+        p("HF_TOKEN_PATH", ""), h("HF_HOME", home.path().string()), d("HF_HUB_DISABLE_IMPLICIT_TOKEN", ""),
+        o("HF_HUB_OFFLINE", ""), tr("TRANSFORMERS_OFFLINE", ""), w("WGK_HUB", ""), s("HF_HUB_DISABLE_SYMLINKS", ""),
+        et("HF_HUB_ETAG_TIMEOUT", ""), dt("HF_HUB_DOWNLOAD_TIMEOUT", ""), tp("WGK_HUB_TRUSTED_PUBLISHERS", ""),
+        kc("KERNELS_CACHE", ""), hc("HF_HUB_CACHE", "");
+    const auto opt = store::HubOptions::from_environment();
+    EXPECT_EQ(opt.endpoint, "http://127.0.0.1:1234");
+    EXPECT_EQ(opt.token, "hf_from_file");
+    EXPECT_FALSE(opt.offline);
+    EXPECT_TRUE(opt.symlinks);
+    EXPECT_EQ(opt.etag_timeout_s, 10);
+    EXPECT_EQ(opt.download_timeout_s, 10);
+    EXPECT_EQ(opt.max_retries, 5);
+    EXPECT_EQ(opt.trusted_publishers, std::vector<std::string>{"webgpu-kernels"});
+    EXPECT_EQ(opt.cache, home.path() / "hub");
+    {
+      Env l2("HUGGING_FACE_HUB_TOKEN", "hf_legacy");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "hf_legacy");
+      Env t2("HF_TOKEN", "hf_env");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "hf_env");
+      Env d2("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "");
+    }
+    {
+      Env o2("HF_HUB_OFFLINE", "1"), s2("HF_HUB_DISABLE_SYMLINKS", "true"), et2("HF_HUB_ETAG_TIMEOUT", "3"),
+          dt2("HF_HUB_DOWNLOAD_TIMEOUT", "7"), tp2("WGK_HUB_TRUSTED_PUBLISHERS", "kernels-community, my-org");
+      const auto o3 = store::HubOptions::from_environment();
+      EXPECT_TRUE(o3.offline);
+      EXPECT_FALSE(o3.symlinks);
+      EXPECT_EQ(o3.etag_timeout_s, 3);
+      EXPECT_EQ(o3.download_timeout_s, 7);
+      EXPECT_EQ(o3.trusted_publishers, (std::vector<std::string>{"webgpu-kernels", "kernels-community", "my-org"}));
+    }
+    {
+      Env w2("WGK_HUB", "off");
+      EXPECT_TRUE(store::HubOptions::from_environment().offline);
+    }
+  }
 }
 
 }  // namespace
