@@ -170,6 +170,7 @@ class Client {
     const std::string user_agent = "user-agent: webgpu-kernels/0.1; hf_hub-compatible";
     headers = curl_slist_append(headers, user_agent.c_str());
     headers = curl_slist_append(headers, ("accept: " + accept).c_str());
+    headers = curl_slist_append(headers, "accept-encoding: identity");  // sizes and hashes are of the raw bytes
     if (auth && !o_.token.empty()) headers = curl_slist_append(headers, ("authorization: Bearer " + o_.token).c_str());
     std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_guard(headers, curl_slist_free_all);
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -180,7 +181,6 @@ class Client {
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout_s);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);  // read timeout: < 1 byte/s for timeout_s
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, timeout_s);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, nullptr);  // identity: sizes and hashes are of the raw bytes
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
