@@ -157,8 +157,8 @@ class Kernel {
 };
 
 /// Loads `id` ("webgpu-kernels/ai.onnx.RotaryEmbedding") from the store (Hub caches: WGK_KERNEL_PATH,
-/// KERNELS_CACHE, HF_HUB_CACHE/HF_HOME/~/.cache/huggingface/hub; then the packages embedded in the
-/// build; then the Hub, unless HF_HUB_OFFLINE=1 or WGK_HUB=off), verifies every byte (blob names and
+/// KERNELS_CACHE, HF_HUB_CACHE/HF_HOME/~/.cache/huggingface/hub; then the Hub, unless HF_HUB_OFFLINE=1
+/// or WGK_HUB=off; finally the packages embedded in the build), verifies every byte (blob names and
 /// metadata.json's sha256), loads its contract, and binds it to `device` (default:
 /// Device::default_device()). Throws wgk::Error kInvalidArgument, kNotFound, kIntegrity, kContract.
 Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device = nullptr);
