@@ -114,6 +114,7 @@ struct Response {
   std::map<std::string, std::string> headers; // lower-case names, last value of the final hop
   std::string body;
   bool overflow = false;
+  bool connected = false;                     // the TCP (and TLS) connection was made
 };
 
 struct Transfer {
@@ -190,6 +191,9 @@ class Client {
     if (range_from > 0) curl_easy_setopt(c, CURLOPT_RANGE, range.c_str() + 6);
     r.code = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_off_t connect_us = 0;
+    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
+    r.connected = connect_us > 0;
     if (r.code != CURLE_OK) r.error = errbuf[0] ? errbuf : curl_easy_strerror(r.code);
     return r;
   }
@@ -298,8 +302,9 @@ Error http_error(const std::string& what, const std::string& url, const Response
   if (r.code != CURLE_OK && r.code != CURLE_HTTP_RETURNED_ERROR) {
     const std::string message = what + ": " + url + ": " + r.error + " (network; the store falls back to "
                                 "the embedded packages)";
+    // Unreachable (not merely slow): remembered for the process.
     if (r.code == CURLE_COULDNT_RESOLVE_HOST || r.code == CURLE_COULDNT_RESOLVE_PROXY ||
-        r.code == CURLE_COULDNT_CONNECT || r.code == CURLE_OPERATION_TIMEDOUT)
+        r.code == CURLE_COULDNT_CONNECT || (r.code == CURLE_OPERATION_TIMEDOUT && !r.connected))
       memo_put("net " + origin_of(url), message);
     return Error(ErrorKind::kNotFound, message);
   }

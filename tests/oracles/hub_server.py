@@ -20,6 +20,7 @@ log; GET /_log returns every request):
   wrong_etag: true             an ETag that is not the blob id
   slow_ms: N                   sleep before each file body
   tree_path: "p"               add a tree entry with this (hostile) path
+  missing_entry: "p"           resolve answers 404 EntryNotFound (with X-Repo-Commit) for path p
   move: {"repo": "kernels/org/name", "branch": "v1", "to": "v1-next"}   git update-ref, at once
 """
 import argparse
@@ -250,7 +251,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.status_fault(path):
             return
         entry = next((e for e in tree_entries(repo, commit) if e["path"] == path), None)
-        if entry is None:
+        if entry is None or fault("missing_entry") == path:
             return self.error(404, "EntryNotFound", path + " does not exist", {"X-Repo-Commit": commit})
         headers = {} if fault("drop_commit") else {"X-Repo-Commit": commit}
         if "lfs" in entry:

@@ -633,6 +633,43 @@ TEST_F(Hub, HostileTreePathRefusedBeforeAnythingIsWritten) {
   }
 }
 
+TEST_F(Hub, StalledTransferTimesOut) {
+  // HF_HUB_DOWNLOAD_TIMEOUT: a server that sends nothing for longer than the read timeout is given up on
+  // (then retried); here 1 s with one retry against a server that stalls 3 s before every file.
+  TempDir cache;
+  auto o = options(cache.path());
+  o.download_timeout_s = 1;
+  o.max_retries = 1;
+  control({{"slow_ms", 3000}});
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_has(error_of([&] { store::hub_download(kOnnxId, 1, std::nullopt, o); }, ErrorKind::kNotFound),
+             {"after 2 attempts", "network"});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(s, 2.0);  // two attempts of at least the 1 s timeout each
+  EXPECT_LT(s, 5.9);  // and not the 3 s stalls twice
+  EXPECT_FALSE(fs::exists(cache.path() / "kernels--webgpu-kernels--ai.onnx.RotaryEmbedding/snapshots" /
+                          git(kOnnxId, "rev-parse v1")));
+  // A slow server is not an unreachable one: the next download is attempted, and succeeds.
+  control({{"slow_ms", 0}});
+  EXPECT_EQ(store::hub_download(kOnnxId, 1, std::nullopt, o).commit, git(kOnnxId, "rev-parse v1"));
+}
+
+TEST_F(Hub, EntryNotFoundLeavesANoExistMarker) {
+  // huggingface_hub _get_metadata_or_catch_error: a 404 EntryNotFound that carries X-Repo-Commit creates the
+  // empty file .no_exist/<commit>/<path>; the store then names it instead of looking further in that repo.
+  TempDir cache;
+  const std::string commit = git(kOnnxId, "rev-parse v1");
+  control({{"missing_entry", "build/webgpu/metadata.json"}});
+  expect_has(error_of([&] { store::hub_download(kOnnxId, 1, std::nullopt, options(cache.path())); }, ErrorKind::kNotFound),
+             {"404", "EntryNotFound", "build/webgpu/metadata.json"});
+  const fs::path marker = cache.path() / "kernels--webgpu-kernels--ai.onnx.RotaryEmbedding/.no_exist" / commit /
+                          "build/webgpu/metadata.json";
+  ASSERT_TRUE(fs::is_regular_file(marker));
+  EXPECT_EQ(fs::file_size(marker), 0u);
+  expect_has(error_of([&] { store::Store({cache.path()}, false).load(kOnnxId, {.revision = commit}); }, ErrorKind::kNotFound),
+             {".no_exist", "does not exist at " + commit});
+}
+
 TEST_F(Hub, MissingVersionListsTheVersions) {
   TempDir cache;
   expect_has(error_of([&] { store::hub_download(kOnnxId, 3, std::nullopt, options(cache.path())); }, ErrorKind::kNotFound),
