@@ -355,6 +355,24 @@ TEST_F(Hub, OurCachePassesJsScanAndReadsBackByteForByte) {
   }
 }
 
+TEST_F(Hub, OurCopyModeCachePassesJsScan) {
+  TempDir cache;
+  auto o = options(cache.path());
+  o.symlinks = false;
+  const auto d = store::hub_download(kMsId, 1, std::nullopt, o);
+  const Shell scan = js("scan " + q(cache.path().string()));
+  ASSERT_EQ(scan.rc, 0) << scan.out;
+  const auto result = nlohmann::json::parse(scan.out.substr(scan.out.find('{')));
+  EXPECT_EQ(result["warnings"].size(), 0u) << result["warnings"].dump();
+  ASSERT_EQ(result["repos"].size(), 1u);
+  EXPECT_EQ(result["repos"][0]["type"], "model");
+  EXPECT_EQ(result["repos"][0]["revisions"][0]["commit"], d.commit);
+  // scanSnapshotDir lists the top level only: README.md, a copy (its "blob" is itself).
+  const auto& files = result["repos"][0]["revisions"][0]["files"];
+  ASSERT_EQ(files.size(), 1u) << files.dump();
+  EXPECT_EQ(files[0]["blob"], (d.snapshot / "README.md").string());
+}
+
 TEST_F(Hub, SameLayoutAsTheJsClientByteForByte) {
   TempDir js_cache, our_cache;
   const std::string commit = git(kMsId, "rev-parse v1");
