@@ -11,7 +11,7 @@ export DEBIAN_FRONTEND=noninteractive
 # --- Debian packages ---------------------------------------------------------------------------
 # mesa-vulkan-drivers comes from bookworm-backports: Dawn rejects bookworm's own lavapipe (Mesa 22.3).
 packages=(build-essential cmake ninja-build pkg-config git ca-certificates nodejs npm
-  nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
+  nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev python3 python3-numpy python3-onnx libvulkan1 gnuplot-nox)
 backports=/etc/apt/sources.list.d/wgk-bookworm-backports.list
 need_apt=0
@@ -72,10 +72,11 @@ if [ ! -f "$dawn/include/webgpu/webgpu.h" ]; then
   rm -rf "$dawn/tmp"
 fi
 
-# --- npm oracles (tests only): @huggingface/jinja, onnxruntime-node ------------------------------
+# --- npm oracles (tests only): @huggingface/jinja, onnxruntime-node, @huggingface/hub (Hub cache interop) ---
 # onnxruntime-node's postinstall downloads from a host this machine cannot reach; its CPU provider
 # ships in the package, so the download is skipped (docs/platform.md).
 if [ ! -d tests/oracles/node_modules/@huggingface/jinja ] || [ ! -d tests/oracles/node_modules/onnxruntime-node ] \
+   || [ ! -d tests/oracles/node_modules/@huggingface/hub ] \
    || [ tests/oracles/package-lock.json -nt tests/oracles/node_modules/.package-lock.json ]; then
   (cd tests/oracles && ONNXRUNTIME_NODE_INSTALL=skip npm ci --silent --no-audit --no-fund)
 fi

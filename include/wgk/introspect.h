@@ -23,6 +23,9 @@ namespace wgk::contract {
 struct Contract;
 struct DeviceCaps;
 }  // namespace wgk::contract
+namespace wgk::store {
+struct Package;
+}  // namespace wgk::store
 namespace wgk::runtime {
 struct DeviceState;
 struct KernelState;
@@ -32,6 +35,8 @@ namespace wgk::introspect {
 
 // ---- Package files ------------------------------------------------------------------------------
 
+/// The verified package `kernel` was loaded from (files, origin: "embedded" or the folder it was read from).
+const std::shared_ptr<const store::Package>& package(const Kernel& kernel);
 /// The bytes of `name` under the kernel's package folder build/webgpu/ ("test.json", "bench.json",
 /// "manifest.json"), as verified at load. Throws wgk::Error kNotFound when the package has no such file.
 const std::string& package_file(const Kernel& kernel, std::string_view name);

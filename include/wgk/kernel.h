@@ -141,11 +141,14 @@ using Inputs = std::map<std::string, TensorArg, std::less<>>;
 using Attributes = std::map<std::string, AttributeValue, std::less<>>;
 using Outputs = std::map<std::string, DeviceTensor, std::less<>>;
 
-/// Which package bytes: exactly one of `version` (follows that line, e.g. 1) or `revision` (40 hex
-/// digits: pins exact bytes; refused if any byte differs).
+/// Which package bytes, exactly one of: `version` (the Hub branch vN, e.g. 1: follows it as fixes
+/// land), `revision` (a Hub commit, 40 hex digits: exact bytes), `content` (the git blob id of
+/// build/webgpu/metadata.json, 40 hex: exact bytes whatever commit holds them; the only pin the
+/// embedded packages have). docs/hub.md.
 struct KernelRef {
   std::optional<int> version = std::nullopt;
   std::optional<std::string> revision = std::nullopt;
+  std::optional<std::string> content = std::nullopt;
 };
 
 /// What one call did (for tools and tests).
@@ -172,7 +175,10 @@ class Kernel {
 
   const std::string& id() const;
   int version() const;
-  const std::string& revision() const;
+  /// The Hub commit the package was read at; empty for embedded packages and folders.
+  const std::string& commit() const;
+  /// The content pin: git blob id of build/webgpu/metadata.json.
+  const std::string& content_id() const;
   const std::shared_ptr<Device>& device() const;
 
   /// The loaded package, contract and planner: defined inside the library, opaque here.
@@ -184,9 +190,11 @@ class Kernel {
   std::shared_ptr<State> state_;
 };
 
-/// Loads `id` ("webgpu-kernels/ai.onnx.RotaryEmbedding") from the store (WGK_KERNEL_PATH, then the
-/// packages embedded in the build), verifies every file's sha256, loads its contract, and binds it to
-/// `device` (default: Device::default_device()). Throws wgk::Error kNotFound, kIntegrity, kContract.
+/// Loads `id` ("webgpu-kernels/ai.onnx.RotaryEmbedding") from the store (Hub caches: WGK_KERNEL_PATH,
+/// KERNELS_CACHE, HF_HUB_CACHE/HF_HOME/~/.cache/huggingface/hub; then the Hub, unless HF_HUB_OFFLINE=1
+/// or WGK_HUB=off; finally the packages embedded in the build), verifies every byte (blob names and
+/// metadata.json's sha256), loads its contract, and binds it to `device` (default:
+/// Device::default_device()). Throws wgk::Error kInvalidArgument, kNotFound, kIntegrity, kContract.
 Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device = nullptr);
 /// Loads a package folder from disk (README.md + build/webgpu/), verified the same way.
 Kernel load_kernel_directory(const std::string& folder, std::shared_ptr<Device> device = nullptr);

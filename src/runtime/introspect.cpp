@@ -7,6 +7,8 @@
 
 namespace wgk::introspect {
 
+const std::shared_ptr<const store::Package>& package(const Kernel& kernel) { return runtime::state_of(kernel).package; }
+
 const std::string& package_file(const Kernel& kernel, std::string_view name) {
   return runtime::state_of(kernel).package->webgpu_file(name);
 }

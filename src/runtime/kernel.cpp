@@ -202,7 +202,7 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
 }  // namespace
 
 Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device) {
-  auto package = store::Store::default_store().load(id, store::PackageRef{ref.version, ref.revision});
+  auto package = store::Store::default_store().load(id, store::PackageRef{ref.version, ref.revision, ref.content});
   return detail::Access::make_kernel(make_kernel_state(std::move(package), std::move(device)));
 }
 
@@ -212,7 +212,8 @@ Kernel load_kernel_directory(const std::string& folder, std::shared_ptr<Device> 
 
 const std::string& Kernel::id() const { return state_->package->id; }
 int Kernel::version() const { return state_->package->version; }
-const std::string& Kernel::revision() const { return state_->package->revision; }
+const std::string& Kernel::commit() const { return state_->package->commit; }
+const std::string& Kernel::content_id() const { return state_->package->content_id; }
 const std::shared_ptr<Device>& Kernel::device() const { return state_->device; }
 
 Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs) const {

@@ -9,6 +9,7 @@
 
 #include "store/digest.h"
 #include "store/embedded.h"
+#include "store/hub_cache.h"
 #include "wgk/error.h"
 
 namespace wgk::store {
@@ -18,26 +19,7 @@ namespace fs = std::filesystem;
 constexpr std::string_view kMetadata = "build/webgpu/metadata.json";
 constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 
-bool is_revision(std::string_view s) {
-  if (s.size() != 40) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
-
-// A package path is relative, uses '/', and has no empty, "." or ".." component.
-bool is_safe_path(std::string_view path) {
-  if (path.empty() || path.front() == '/') return false;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == ".." || part.find('\\') != std::string_view::npos) return false;
-    start = end + 1;
-  }
-  return true;
-}
+using hub::is_safe_path;
 
 std::string read_file(const fs::path& path) {
   std::error_code ec;
@@ -51,16 +33,6 @@ std::string read_file(const fs::path& path) {
   bytes << in.rdbuf();
   if (!in && !in.eof()) throw Error(ErrorKind::kIo, "cannot read " + path.string());
   return bytes.str();
-}
-
-// Hub-cache folder name of an id: "webgpu-kernels/ai.onnx.RotaryEmbedding" -> "models--webgpu-kernels--ai.onnx.RotaryEmbedding".
-std::string hub_folder(std::string_view id) {
-  std::string name = "models--";
-  for (char c : id) {
-    if (c == '/') name += "--";
-    else name += c;
-  }
-  return name;
 }
 
 std::map<std::string, std::string, std::less<>> read_tree(const fs::path& folder) {
@@ -132,7 +104,7 @@ std::shared_ptr<const Package> verify_package(std::map<std::string, std::string,
   auto package = std::make_shared<Package>();
   package->id = meta["id"].get<std::string>();
   package->version = meta["version"].get<int>();
-  package->revision = git_blob_id(meta_it->second);
+  package->content_id = git_blob_id(meta_it->second);
   package->origin = std::move(origin);
   if (!expected_id.empty() && package->id != expected_id)
     throw Error(ErrorKind::kIntegrity, package->origin + ": metadata.json names package " + package->id +
@@ -143,7 +115,10 @@ std::shared_ptr<const Package> verify_package(std::map<std::string, std::string,
     if (!entry.is_object() || !entry.contains("sha256") || !entry["sha256"].is_string())
       throw fail("files[\"" + path + "\"].sha256 must be a string");
     if (!is_safe_path(path) || path == kMetadata) throw fail("files lists an invalid path \"" + path + "\"");
+    listed.insert(path);
     auto it = files.find(path);
+    // The card is not a runtime input; kernels-style partial downloads (build/webgpu/* only) omit it.
+    if (it == files.end() && path == "README.md") continue;
     if (it == files.end())
       throw Error(ErrorKind::kIntegrity, package->origin + ": " + path + " is listed in metadata.json but missing");
     const std::string actual = sha256_hex(it->second);
@@ -151,7 +126,6 @@ std::shared_ptr<const Package> verify_package(std::map<std::string, std::string,
     if (actual != expected)
       throw Error(ErrorKind::kIntegrity, package->origin + ": " + path + ": sha256 " + actual +
                                              " differs from metadata.json's " + expected + "; refusing to load it");
-    listed.insert(path);
   }
   for (const auto& [path, bytes] : files)
     if (path != kMetadata && !listed.count(path))
@@ -165,29 +139,53 @@ std::shared_ptr<const Package> load_package_directory(const std::filesystem::pat
 }
 
 Store::Store(std::vector<std::filesystem::path> roots, bool include_embedded)
-    : roots_(std::move(roots)), include_embedded_(include_embedded) {}
+    : Store(StoreOptions{.roots = std::move(roots), .official_roots = false, .include_embedded = include_embedded,
+                         .hub = std::nullopt}) {}
+
+Store::Store(StoreOptions options) : options_(std::move(options)) {
+  std::vector<fs::path> all = options_.roots;
+  if (options_.official_roots)
+    for (fs::path& r : hub::official_roots()) all.push_back(std::move(r));
+  std::set<fs::path> seen;
+  for (const fs::path& r : all) {
+    std::error_code ec;
+    fs::path key = fs::weakly_canonical(r, ec);
+    if (ec) key = r;
+    if (seen.insert(key).second) roots_.push_back(r);
+  }
+}
 
 const Store& Store::default_store() {
   static const Store store = [] {
-    std::vector<fs::path> roots;
-    if (const char* env = std::getenv("WGK_KERNEL_PATH")) {
-      std::string_view rest(env);
-      while (!rest.empty()) {
-        const std::size_t colon = rest.find(':');
-        const std::string_view part = rest.substr(0, colon);
-        if (!part.empty()) roots.emplace_back(std::string(part));
-        if (colon == std::string_view::npos) break;
-        rest.remove_prefix(colon + 1);
-      }
-    }
-    return Store(std::move(roots));
+    StoreOptions o;
+    o.roots = hub::kernel_path_roots();
+    o.official_roots = true;
+    o.hub = HubOptions::from_environment();
+    return Store(std::move(o));
   }();
   return store;
 }
 
-// Older revisions (kernels/revisions/) are served only by their revision pin, never by version.
+// Older revisions (kernels/revisions/) are served only by their content pin, never by version.
 namespace {
 bool is_pinned_only(std::string_view folder) { return folder.starts_with("revisions/"); }
+}  // namespace
+
+namespace {
+// Whether an embedded package answers `ref` (without verifying it).
+bool embedded_has(const std::string& id, const PackageRef& ref) {
+  if (!ref.version && !ref.content) return false;
+  for (const auto& [folder, files] : embedded_trees()) {
+    auto it = files.find(kMetadata);
+    if (it == files.end()) continue;
+    nlohmann::json meta = nlohmann::json::parse(it->second, nullptr, false);
+    if (!meta.is_object() || meta.value("id", "") != id) continue;
+    if ((ref.version && meta.value("version", 0) == *ref.version && !is_pinned_only(folder)) ||
+        (ref.content && git_blob_id(it->second) == *ref.content))
+      return true;
+  }
+  return false;
+}
 }  // namespace
 
 std::vector<std::string> Store::embedded_ids() const {
@@ -204,65 +202,134 @@ std::vector<std::string> Store::embedded_ids() const {
   return ids;
 }
 
-std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef& ref) const {
-  const std::string id_text(id);
-  if (ref.version.has_value() == ref.revision.has_value())
-    throw Error(ErrorKind::kInvalidArgument,
-                "loading " + id_text + ": give exactly one of `version` (e.g. 1) or `revision` (40 hex digits)");
-  if (ref.revision && !is_revision(*ref.revision))
-    throw Error(ErrorKind::kInvalidArgument, "loading " + id_text + ": revision \"" + *ref.revision +
-                                                 "\" is not 40 lower-case hex digits");
-  const std::string wanted = ref.version ? "version " + std::to_string(*ref.version) : "revision " + *ref.revision;
-  std::vector<std::string> seen;  // what exists, for the not-found message
+namespace {
 
-  for (const fs::path& root : roots_) {
-    const fs::path repo = root / hub_folder(id);
-    std::error_code ec;
-    if (!fs::is_directory(repo, ec)) continue;
-    std::string revision;
-    if (ref.revision) {
-      revision = *ref.revision;
-    } else {
-      const fs::path ref_file = repo / "refs" / ("v" + std::to_string(*ref.version));
-      if (!fs::is_regular_file(ref_file, ec)) {
-        seen.push_back(repo.string() + " (no refs/v" + std::to_string(*ref.version) + ")");
-        continue;
-      }
-      revision = read_file(ref_file);
-      while (!revision.empty() && (revision.back() == '\n' || revision.back() == '\r' || revision.back() == ' '))
-        revision.pop_back();
-      if (!is_revision(revision))
-        throw Error(ErrorKind::kIntegrity, ref_file.string() + " does not hold a 40-hex revision");
+// One repo folder of one root: the package at `ref`, nullopt (with a note) when this source lacks it.
+// Tampering throws (hub::read_snapshot, verify_package).
+std::shared_ptr<const Package> load_from_repo(const fs::path& repo, std::string_view id, const PackageRef& ref,
+                                              std::vector<std::string>& seen) {
+  std::vector<std::string> commits;
+  if (ref.version) {
+    const std::string branch = "v" + std::to_string(*ref.version);
+    auto commit = hub::read_ref(repo, branch);
+    if (!commit) {
+      seen.push_back(repo.string() + " (no refs/" + branch + ")");
+      return nullptr;
     }
-    const fs::path snapshot = repo / "snapshots" / revision;
-    if (!fs::is_directory(snapshot, ec)) {
-      seen.push_back(repo.string() + " (no snapshot " + revision + ")");
+    commits.push_back(*commit);
+  } else if (ref.revision) {
+    commits.push_back(*ref.revision);
+  } else {  // a content pin: any snapshot whose metadata.json has that blob id
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(repo / "snapshots", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      if (hub::is_sha1_hex(it->path().filename().string())) commits.push_back(it->path().filename().string());
+    std::sort(commits.begin(), commits.end());
+  }
+  for (const std::string& commit : commits) {
+    if (hub::marked_absent(repo, commit, kMetadata)) {
+      seen.push_back(repo.string() + " (.no_exist: " + std::string(kMetadata) + " does not exist at " + commit + ")");
       continue;
     }
-    auto package = verify_package(read_tree(snapshot), snapshot.string(), id);
-    if (package->revision != revision)
-      throw Error(ErrorKind::kIntegrity, snapshot.string() + ": metadata.json hashes to revision " + package->revision +
-                                             ", not " + revision + "; refusing bytes that differ from the pin");
+    auto snap = hub::read_snapshot(repo, commit);
+    if (!snap) {
+      seen.push_back(repo.string() + " (no snapshot " + commit + ")");
+      continue;
+    }
+    if (!snap->files.count(kMetadata)) {
+      seen.push_back(snap->folder.string() + " (not a WebGPU package: no " + std::string(kMetadata) + ")");
+      continue;
+    }
+    auto verified = verify_package(std::move(snap->files), snap->folder.string(), id);
+    auto package = std::make_shared<Package>(*verified);
+    package->commit = commit;
+    if (ref.content && package->content_id != *ref.content) {
+      seen.push_back(snap->folder.string() + " (content " + package->content_id + ")");
+      continue;
+    }
     if (ref.version && package->version != *ref.version)
-      throw Error(ErrorKind::kIntegrity, snapshot.string() + ": refs/v" + std::to_string(*ref.version) +
+      throw Error(ErrorKind::kIntegrity, snap->folder.string() + ": refs/v" + std::to_string(*ref.version) +
                                              " points at a package of version " + std::to_string(package->version));
     return package;
   }
+  return nullptr;
+}
 
-  if (include_embedded_) {
+}  // namespace
+
+std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef& ref) const {
+  const std::string id_text(id);
+  const int pins = ref.version.has_value() + ref.revision.has_value() + ref.content.has_value();
+  if (pins != 1)
+    throw Error(ErrorKind::kInvalidArgument,
+                "loading " + id_text + ": give exactly one of `version` (e.g. 1: the Hub branch v1), `revision` (a "
+                                       "Hub commit, 40 hex digits) or `content` (the git blob id of metadata.json)");
+  for (const auto* pin : {&ref.revision, &ref.content})
+    if (pin->has_value() && !hub::is_sha1_hex(**pin))
+      throw Error(ErrorKind::kInvalidArgument, "loading " + id_text + ": " +
+                                                   (pin == &ref.revision ? "revision" : "content pin") + " \"" +
+                                                   **pin + "\" is not 40 lower-case hex digits");
+  hub::check_repo_id(id);
+  const std::string wanted = ref.version    ? "version " + std::to_string(*ref.version)
+                             : ref.revision ? "revision " + *ref.revision
+                                            : "content " + *ref.content;
+  std::vector<std::string> seen;  // what exists, for the not-found message
+
+  if (ref.version && options_.hub && options_.hub->refresh_versions && !options_.hub->offline) {
+    HubOptions quick = *options_.hub;
+    quick.max_retries = 0;  // a local copy may answer: do not wait for a struggling network
+    try {
+      const HubDownload d = hub_download(id, ref.version, std::nullopt, quick);
+      if (auto package = load_from_repo(d.repo, id, PackageRef{.revision = d.commit}, seen)) return package;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kNotFound) throw;
+      seen.push_back(std::string("the Hub (WGK_HUB_REFRESH): ") + e.what());
+    }
+  }
+
+  for (const fs::path& root : roots_)
+    for (const std::string& type : hub::repo_types()) {
+      const fs::path repo = root / hub::repo_folder(type, id);
+      std::error_code ec;
+      if (!fs::is_directory(repo, ec)) continue;
+      if (auto package = load_from_repo(repo, id, ref, seen)) return package;
+    }
+
+  if (options_.hub && (ref.version || ref.revision)) {
+    // With an embedded package to fall back on, one attempt only (huggingface_hub: no retry when a
+    // cached copy may exist), so that a machine without a network serves it at once.
+    HubOptions o = *options_.hub;
+    if (options_.include_embedded && embedded_has(id_text, ref)) o.max_retries = 0;
+    try {
+      HubDownload d = hub_download(id, ref.version, ref.revision, o);
+      std::vector<std::string> ignored;
+      if (auto package = load_from_repo(d.repo, id, PackageRef{std::nullopt, d.commit, std::nullopt}, ignored)) {
+        if (ref.version && package->version != *ref.version)
+          throw Error(ErrorKind::kIntegrity, d.snapshot.string() + ": branch v" + std::to_string(*ref.version) +
+                                                 " holds a package of version " + std::to_string(package->version));
+        return package;
+      }
+      seen.push_back(d.snapshot.string() + " (fetched, but not loadable)");
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kNotFound) throw;
+      seen.push_back(std::string("the Hub: ") + e.what());
+    }
+  }
+
+  if (options_.include_embedded) {
     for (const auto& [folder, files] : embedded_trees()) {
       auto it = files.find(kMetadata);
       if (it == files.end()) continue;
       nlohmann::json meta = nlohmann::json::parse(it->second, nullptr, false);
       if (!meta.is_object() || meta.value("id", "") != id_text) continue;
       const int version = meta.value("version", 0);
-      const std::string revision = git_blob_id(it->second);
-      seen.push_back("embedded version " + std::to_string(version) + " revision " + revision +
-                     (is_pinned_only(folder) ? " (older, by revision only)" : ""));
-      if ((ref.version && version == *ref.version && !is_pinned_only(folder)) || (ref.revision && revision == *ref.revision))
+      const std::string content = git_blob_id(it->second);
+      seen.push_back("embedded version " + std::to_string(version) + " content " + content +
+                     (is_pinned_only(folder) ? " (older, by content pin only)" : "") + " (no Hub commit recorded)");
+      if ((ref.version && version == *ref.version && !is_pinned_only(folder)) || (ref.content && content == *ref.content))
         return verify_package(files, "embedded " + folder, id);
     }
   }
+
   std::string message = "no package " + id_text + " at " + wanted;
   if (seen.empty()) {
     message += "; known packages:";
@@ -271,6 +338,9 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
     message += "; found:";
     for (const std::string& s : seen) message += " " + s + ";";
   }
+  if (ref.revision && options_.include_embedded)
+    message += " (a revision is a Hub commit; the embedded packages have only a content pin: {.content = \"<git blob id "
+               "of metadata.json>\"})";
   throw Error(ErrorKind::kNotFound, message);
 }
 

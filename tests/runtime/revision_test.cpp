@@ -1,6 +1,7 @@
-// Revision pins: the legacy-format revision of ai.onnx.RotaryEmbedding (seed 000's manifest, kept in
-// kernels/revisions/) loads by its pin and computes ONNX's own test outputs; `version: 1` serves the
-// current revision. Expected outputs: ONNX's backend node test data in ../shared/cases/onnx-node.
+// Content pins: the legacy-format revision of ai.onnx.RotaryEmbedding (seed 000's manifest, kept in
+// kernels/revisions/) loads by its content pin (the git blob id of its metadata.json; a Hub `revision`
+// is a commit, src/store/store.h) and computes ONNX's own test outputs; `version: 1` serves the current
+// package. Expected outputs: ONNX's backend node test data in ../shared/cases/onnx-node.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,16 +24,16 @@ namespace {
 constexpr const char* kLegacyRevision = "bd16bde5d0db516fb59378e8ae0f47ecddd0a056";
 
 TEST(Revision, LegacyFormatRevisionLoadsByItsPin) {
-  const Kernel legacy = get_kernel(kOnnxId, {.revision = kLegacyRevision});
-  EXPECT_EQ(legacy.revision(), kLegacyRevision);
+  const Kernel legacy = get_kernel(kOnnxId, {.content = kLegacyRevision});
+  EXPECT_EQ(legacy.content_id(), kLegacyRevision);
   EXPECT_EQ(introspect::contract(legacy)->format, contract::ManifestFormat::kLegacy);
   const Kernel current = get_kernel(kOnnxId, {.version = 1});
   EXPECT_EQ(introspect::contract(current)->format, contract::ManifestFormat::kCurrent);
-  EXPECT_NE(current.revision(), kLegacyRevision);
+  EXPECT_NE(current.content_id(), kLegacyRevision);
 }
 
 TEST(Revision, LegacyRevisionComputesOnnxTestOutputs) {
-  const Kernel legacy = get_kernel(kOnnxId, {.revision = kLegacyRevision});
+  const Kernel legacy = get_kernel(kOnnxId, {.content = kLegacyRevision});
   const std::filesystem::path root = std::filesystem::path(WGK_SHARED_DIR) / "cases" / "onnx-node";
   int cases = 0;
   for (const auto& entry : std::filesystem::directory_iterator(root)) {
@@ -57,10 +58,10 @@ TEST(Revision, LegacyRevisionComputesOnnxTestOutputs) {
 }
 
 TEST(Revision, UnknownPinListsWhatExists) {
-  const std::string message = error_of([] { get_kernel(kOnnxId, {.revision = std::string(40, '0')}); },
+  const std::string message = error_of([] { get_kernel(kOnnxId, {.content = std::string(40, '0')}); },
                                        ErrorKind::kNotFound);
   EXPECT_NE(message.find(kLegacyRevision), std::string::npos) << message;
-  EXPECT_NE(message.find("by revision only"), std::string::npos) << message;
+  EXPECT_NE(message.find("by content pin only"), std::string::npos) << message;
 }
 
 }  // namespace

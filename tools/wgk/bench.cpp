@@ -12,6 +12,8 @@
 #include "bench_report.h"
 #include "cases.h"
 #include "command.h"
+#include "resolve.h"
+#include "store/store.h"
 #include "runtime/boundary.h"
 #include "store/store.h"
 #include "wgk/error.h"
@@ -22,7 +24,8 @@ namespace {
 
 struct Options {
   std::vector<std::string> ids;
-  std::string package, filter, json, csv, plot;
+  std::string filter, json, csv, plot;
+  PackageSelector pin;
   int warmup = 5, iterations = 50;
   int rounds = 3;  ///< each case and its copy baseline timed this many times, interleaved; minimum kept
   int spin_up_ms = 1000;  ///< GPU load before each case, so it is timed at sustained-load clocks
@@ -109,7 +112,7 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
 WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp queries) against a same-run vec4 copy") {
   auto o = std::make_shared<Options>();
   sub.add_option("id", o->ids, "package ids (default: every bundled package)");
-  sub.add_option("--package", o->package, "a package folder (README.md + build/webgpu/) instead of the store");
+  add_package_options(sub, o->pin);
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   sub.add_option("--json", o->json, "write the results as JSON");
   sub.add_option("--csv", o->csv, "write the results as CSV");
@@ -137,11 +140,16 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
                                return text.str();
                              }, value));
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
-    if (!o->package.empty()) {
-      bench_package(load_kernel_directory(o->package, device), *o, run);
-    } else {
-      auto ids = o->ids.empty() ? store::Store::default_store().embedded_ids() : o->ids;
-      for (const auto& id : ids) bench_package(get_kernel(id, {.version = 1}, device), *o, run);
+    {
+      // Every id through the store (or --package, checked against any pin), printed as run.
+      auto ids = !o->ids.empty()           ? o->ids
+                 : !o->pin.package.empty() ? std::vector<std::string>{store::load_package_directory(o->pin.package)->id}
+                                           : store::Store::default_store().embedded_ids();
+      for (const auto& id : ids) {
+        const Kernel kernel = resolve_kernel(id, o->pin, device);
+        print_kernel(kernel);
+        bench_package(kernel, *o, run);
+      }
     }
     print_table(std::cout, run);
     if (!o->json.empty()) write_json(o->json, run);

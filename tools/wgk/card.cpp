@@ -241,11 +241,20 @@ std::string package_card(const fs::path& root) {
        "data types are inferred from the supplied inputs and attributes; result tensors are allocated automatically.\n\n\n";
   s << "The `.version = " << version << "` option selects the published kernel contract; it is independent of any operator "
        "opset, contrib `since_version`, or model version.\n";
-  s << "It follows the `v" << version << "` line as fixes land. To pin exact artifact bytes, pass a 40-character "
-       "`revision` (`{.revision = \"<40 hex digits>\"}`) instead of `version`. This card cannot state its own "
-       "package's revision (the revision is the git blob id of `metadata.json`, which holds this file's digest): "
-       "`wgk run " << id << " ...` prints the revision it loaded, and `git hash-object build/webgpu/metadata.json` "
-       "computes it from a checkout.\n\n\n";
+  s << "`.version = " << version << "` follows the Hub branch `v" << version << "` as fixes land. To pin exact bytes, "
+       "pass the Hub commit instead: `{.revision = \"<40-hex commit>\"}` (the commit shown on the Hub, or printed by "
+       "`wgk download`). `{.content = \"<40 hex>\"}` pins the package bytes whatever commit holds them: it is the git "
+       "blob id of `build/webgpu/metadata.json` (`git hash-object build/webgpu/metadata.json`), and the only pin the "
+       "packages embedded in the library have.\n\n";
+  s << "Where the bytes come from, in order: Hub caches in the official layout (`WGK_KERNEL_PATH` entries, "
+       "`KERNELS_CACHE`, then `HF_HUB_CACHE`, `HF_HOME/hub` or `~/.cache/huggingface/hub`, in `kernels--` then "
+       "`models--` folders, shared with `huggingface_hub` and `@huggingface/hub`); then the Hub (`HF_ENDPOINT`, "
+       "`HF_TOKEN`) for what no cache has, when its publisher is trusted (default `webgpu-kernels`; more with "
+       "`WGK_HUB_TRUSTED_PUBLISHERS`); finally the packages embedded in the build (served at once without a "
+       "network). Every byte is checked against its blob id and `metadata.json`'s sha256. `HF_HUB_OFFLINE=1` (or "
+       "`WGK_HUB=off`) makes no request. To fetch ahead of time or to move to the newest `v" << version << "`:\n\n";
+  s << "```sh\nwgk download " << id << " --version " << version << "   # prints the commit and content pin\n"
+       "wgk cache verify\n```\n\n\n";
   const std::string example = usage_example(c, id, version, webgpu);
   if (!example.empty()) s << "The shapes below are those of a correctness case in `test.json`.\n\n\n" << example;
   return s.str();

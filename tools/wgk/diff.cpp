@@ -20,6 +20,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "resolve.h"
 #include "io/npy.h"
 #include "reference/by_op.h"
 #include "reference/compare.h"
@@ -391,7 +392,10 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
         std::optional<HostTensor> gpu_y;
         try {
           auto it = kernels.find(c.domain);
-          if (it == kernels.end()) it = kernels.emplace(c.domain, get_kernel(kernel_id(c.domain), {.version = 1}, device)).first;
+          if (it == kernels.end()) {
+            it = kernels.emplace(c.domain, get_kernel(kernel_id(c.domain), {.version = 1}, device)).first;
+            print_kernel(it->second);
+          }
           Inputs inputs;
           for (const auto& [name, t] : c.inputs) inputs.emplace(name, t);
           CallInfo info;

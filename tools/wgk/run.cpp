@@ -6,6 +6,7 @@
 #include "cases.h"
 #include "command.h"
 #include "contract/contract.h"
+#include "resolve.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/by_op.h"
@@ -17,18 +18,15 @@ namespace wgk::cli {
 
 WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, variant, time and error vs the CPU reference") {
   struct Options {
-    std::string id, package, out;
+    std::string id, out;
+    PackageSelector package;
     std::vector<std::string> inputs, attrs, tunables;
-    int version = 1;
-    std::string revision;
     int repeat = 10;
     double tolerance = -1;  // < 0: by dtype (see below)
   };
   auto o = std::make_shared<Options>();
   sub.add_option("id", o->id, "package id, e.g. webgpu-kernels/ai.onnx.RotaryEmbedding")->required();
-  sub.add_option("--version", o->version, "version line (default 1)");
-  sub.add_option("--revision", o->revision, "exact revision (40 hex digits) instead of --version");
-  sub.add_option("--package", o->package, "load this package folder instead of the store");
+  add_package_options(sub, o->package);
   sub.add_option("--input,-i", o->inputs, "name=file.npy, or file.safetensors holding named tensors")->required();
   sub.add_option("--attr,-a", o->attrs, "attribute k=v (integer or float)");
   sub.add_option("--tunable", o->tunables, "tunable NAME=VALUE (e.g. ROW_ORDER=token, F16_STORAGE=packed, WORKGROUP_SIZE=64)");
@@ -71,12 +69,8 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       if (ec || !std::filesystem::is_directory(o->out))
         throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
     }
-    Kernel kernel = !o->package.empty()   ? load_kernel_directory(o->package)
-                    : !o->revision.empty() ? get_kernel(o->id, {.revision = o->revision})
-                                           : get_kernel(o->id, {.version = o->version});
-    if (kernel.id() != o->id)
-      throw Error(ErrorKind::kInvalidArgument, "--package " + o->package + " holds " + kernel.id() + ", not " + o->id);
-    std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
+    Kernel kernel = resolve_kernel(o->id, o->package);
+    print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     Inputs inputs;
     for (const auto& [name, t] : host) inputs.emplace(name, t);

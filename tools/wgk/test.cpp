@@ -7,6 +7,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "resolve.h"
 #include "store/store.h"
 #include "wgk/error.h"
 #include "wgk/introspect.h"
@@ -53,11 +54,12 @@ void run_package(const Kernel& kernel, Tally& tally, const std::string& filter) 
 WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders against the CPU reference or oracle outputs") {
   struct Options {
     std::vector<std::string> ids;
-    std::string package, cases, filter;
+    std::string cases, filter;
+    PackageSelector pin;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("id", o->ids, "package ids (default: every bundled package)");
-  sub.add_option("--package", o->package, "a package folder (README.md + build/webgpu/) instead of the store");
+  add_package_options(sub, o->pin);
   sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively");
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   return [o]() -> int {
@@ -80,7 +82,10 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
           c = case_from_folder(folder);
           if (!o->filter.empty() && c.name.find(o->filter) == std::string::npos) continue;
           auto it = kernels.find(c.kernel);
-          if (it == kernels.end()) it = kernels.emplace(c.kernel, get_kernel(c.kernel, {.version = 1}, device)).first;
+          if (it == kernels.end()) {
+            it = kernels.emplace(c.kernel, resolve_kernel(c.kernel, o->pin, device)).first;
+            print_kernel(it->second);
+          }
           r = run_case(it->second, c);
         } catch (const Error& e) {
           c.name = folder.filename().string();
@@ -88,11 +93,16 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
         }
         tally.report(c.kernel, c, r);
       }
-    } else if (!o->package.empty()) {
-      run_package(load_kernel_directory(o->package, device), tally, o->filter);
     } else {
-      auto ids = o->ids.empty() ? store::Store::default_store().embedded_ids() : o->ids;
-      for (const auto& id : ids) run_package(get_kernel(id, {.version = 1}, device), tally, o->filter);
+      // Every id through the store (or --package, checked against any pin), printed as run.
+      auto ids = !o->ids.empty()           ? o->ids
+                 : !o->pin.package.empty() ? std::vector<std::string>{store::load_package_directory(o->pin.package)->id}
+                                           : store::Store::default_store().embedded_ids();
+      for (const auto& id : ids) {
+        const Kernel kernel = resolve_kernel(id, o->pin, device);
+        print_kernel(kernel);
+        run_package(kernel, tally, o->filter);
+      }
     }
     if (tally.passed + tally.failed == 0)
       std::cout << "no case ran" << (o->filter.empty() ? "" : " (no case name contains \"" + o->filter + "\")") << "\n";

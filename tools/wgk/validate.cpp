@@ -11,6 +11,8 @@
 #include <set>
 
 #include "command.h"
+#include "resolve.h"
+#include "store/store.h"
 #include "contract/plan.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
@@ -118,20 +120,26 @@ std::vector<GridPoint> grid(const contract::Contract& c) {
 WGK_COMMAND("validate", "Render and compile every variant of a package over a grid of call signatures on this adapter") {
   struct Options {
     std::string package;
-    int version = 1;
+    PackageSelector pin;
     bool verbose = false;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("package", o->package, "package folder (README.md + build/webgpu/) or id (webgpu-kernels/...)")->required();
-  sub.add_option("--version", o->version, "version line when `package` is an id (default 1)");
+  add_package_options(sub, o->pin, false);
   sub.add_flag("--verbose,-v", o->verbose, "print one reaching signature per variant and every failure");
   return [o]() -> int {
-    const Kernel kernel = fs::is_directory(o->package) ? load_kernel_directory(o->package)
-                                                       : get_kernel(o->package, {.version = o->version});
+    // A folder is checked against any pin given with it, like --package elsewhere.
+    PackageSelector pin = o->pin;
+    std::string id = o->package;
+    if (fs::is_directory(o->package)) {
+      pin.package = o->package;
+      id = store::load_package_directory(o->package)->id;
+    }
+    const Kernel kernel = resolve_kernel(id, pin);
     const std::shared_ptr<const contract::Contract> contract = introspect::contract(kernel);
     const contract::Contract& c = *contract;
     const contract::DeviceCaps& adapter = introspect::caps(*kernel.device());
-    std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " revision " << kernel.revision() << "\n";
+    print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     for (const char* name : {"x", "cos", "sin"})
       if (!c.find_input(name))

@@ -1,0 +1,71 @@
+#include "resolve.h"
+
+#include <iostream>
+
+#include "store/store.h"
+#include "wgk/error.h"
+#include "wgk/introspect.h"
+
+namespace wgk::cli {
+
+void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
+  s.version_option = sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)");
+  sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version");
+  sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)");
+  if (with_package) sub.add_option("--package", s.package, "load this package folder (checked against any pin given)");
+}
+
+Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shared_ptr<Device> device) {
+  if (!s.revision.empty() && !s.content.empty())
+    throw Error(ErrorKind::kInvalidArgument, "give at most one of --revision " + s.revision + " and --content " + s.content);
+  auto check_version = [&](const Kernel& k, const std::string& what) {
+    if (s.version_given() && k.version() != s.version)
+      throw Error(ErrorKind::kInvalidArgument, "--version " + std::to_string(s.version) + " but " + what + " holds " +
+                                                   k.id() + " version " + std::to_string(k.version()));
+  };
+  if (!s.package.empty()) {
+    Kernel k = load_kernel_directory(s.package, device);
+    if (k.id() != id)
+      throw Error(ErrorKind::kInvalidArgument, "--package " + s.package + " holds " + k.id() + ", not " + id);
+    check_version(k, "--package " + s.package);
+    if (!s.content.empty() && k.content_id() != s.content)
+      throw Error(ErrorKind::kIntegrity, "--package " + s.package + " has content " + k.content_id() +
+                                             ", not the --content " + s.content + " given; refusing other bytes");
+    if (!s.revision.empty()) {
+      // The folder must hold exactly the bytes of that commit (as the store has or fetches them).
+      auto pinned = store::Store::default_store().load(id, {std::nullopt, s.revision, std::nullopt});
+      const auto& mine = introspect::package(k)->files;
+      std::string differ;
+      for (const auto& [path, bytes] : pinned->files) {
+        auto it = mine.find(path);
+        if (it == mine.end() || it->second != bytes) differ += " " + path;
+      }
+      for (const auto& [path, bytes] : mine)
+        if (!pinned->files.count(path) && path != "README.md") differ += " " + path;
+      if (!differ.empty())
+        throw Error(ErrorKind::kIntegrity, "--package " + s.package + " differs from " + id + " at --revision " +
+                                               s.revision + " (" + pinned->origin + ") in:" + differ +
+                                               "; refusing to run other bytes than the revision");
+    }
+    return k;
+  }
+  if (!s.revision.empty()) {
+    Kernel k = get_kernel(id, {.revision = s.revision}, device);
+    check_version(k, "revision " + s.revision);
+    return k;
+  }
+  if (!s.content.empty()) {
+    Kernel k = get_kernel(id, {.content = s.content}, device);
+    check_version(k, "content " + s.content);
+    return k;
+  }
+  return get_kernel(id, {.version = s.version}, device);
+}
+
+void print_kernel(const Kernel& kernel) {
+  std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " commit "
+            << (kernel.commit().empty() ? "none" : kernel.commit()) << " content " << kernel.content_id() << " ("
+            << introspect::package(kernel)->origin << ")\n";
+}
+
+}  // namespace wgk::cli
