@@ -38,10 +38,12 @@ std::string shown(std::string_view s) {
   return out + "\"";
 }
 
-std::string read_capped(const fs::path& path) {
+}  // namespace
+
+std::string read_capped(const fs::path& path, ErrorKind missing) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
-  if (ec) throw Error(ErrorKind::kIo, "cannot read " + path.string() + ": " + ec.message());
+  if (ec) throw Error(missing, "cannot read " + path.string() + ": " + ec.message());
   if (size > kMaxFileBytes)
     throw Error(ErrorKind::kIntegrity, path.string() + ": " + std::to_string(size) + " bytes, over the " +
                                            std::to_string(kMaxFileBytes) + "-byte limit for a package file");
@@ -51,6 +53,8 @@ std::string read_capped(const fs::path& path) {
   if (!in && !in.eof()) throw Error(ErrorKind::kIo, "cannot read " + path.string());
   return bytes.str();
 }
+
+namespace {
 
 std::string blob_hash(std::string_view name, std::string_view bytes) {
   return name.size() == 64 ? sha256_hex(bytes) : git_blob_id(bytes);

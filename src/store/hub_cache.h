@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "wgk/error.h"
+
 namespace wgk::store::hub {
 
 namespace fs = std::filesystem;
@@ -33,6 +35,9 @@ bool is_blob_name(std::string_view s);
 bool is_safe_path(std::string_view path);
 /// build/webgpu/** or README.md: the files of a package in a Hub repo.
 bool is_package_path(std::string_view path);
+/// The bytes of a package file on disk, at most 16 MiB (kIntegrity past that). A file that cannot be read
+/// is `missing` (kIo in a Hub cache, where the layout promised it; kNotFound in a package folder).
+std::string read_capped(const fs::path& path, ErrorKind missing = ErrorKind::kIo);
 /// "kernels--org--name" for type "kernels" (repo_folder_name in huggingface_hub).
 std::string repo_folder(std::string_view type, std::string_view id);
 /// The types probed, in order: "kernels" (the Kernel Hub), then "models" (legacy kernel repos).

@@ -17,23 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr std::string_view kMetadata = "build/webgpu/metadata.json";
-constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
-
 using hub::is_safe_path;
-
-std::string read_file(const fs::path& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw Error(ErrorKind::kNotFound, "cannot read " + path.string() + ": " + ec.message());
-  if (size > kMaxFileBytes)
-    throw Error(ErrorKind::kIntegrity, path.string() + ": " + std::to_string(size) + " bytes, over the " +
-                                           std::to_string(kMaxFileBytes) + "-byte limit for a package file");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in && !in.eof()) throw Error(ErrorKind::kIo, "cannot read " + path.string());
-  return bytes.str();
-}
 
 std::map<std::string, std::string, std::less<>> read_tree(const fs::path& folder) {
   std::map<std::string, std::string, std::less<>> files;
@@ -54,7 +38,7 @@ std::map<std::string, std::string, std::less<>> read_tree(const fs::path& folder
     }
     if (!it->is_regular_file()) continue;
     if (files.size() >= 1024) throw Error(ErrorKind::kIntegrity, "package " + folder.string() + " has over 1024 files");
-    files.emplace(rel, read_file(it->path()));
+    files.emplace(rel, hub::read_capped(it->path(), ErrorKind::kNotFound));
   }
   if (ec) throw Error(ErrorKind::kIo, "listing " + folder.string() + ": " + ec.message());
   return files;

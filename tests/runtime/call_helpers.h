@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../error_helpers.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
 
@@ -53,21 +54,6 @@ inline const Kernel& ms_kernel() {
   return k;
 }
 
-/// The message of the wgk::Error that `f` throws, checked to be of `kind`; fails the test (and
-/// returns "") when `f` returns normally or throws something else.
-inline std::string error_of(const std::function<void()>& f, ErrorKind kind = ErrorKind::kInvalidArgument) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << "message: " << e.what();
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-wgk exception: " << e.what();
-    return "";
-  }
-  ADD_FAILURE() << "no error was thrown";
-  return "";
-}
 
 /// Expects `f` to throw wgk::Error of `kind` whose message contains every string of `parts`
 /// (the input or attribute, the rule, the values).

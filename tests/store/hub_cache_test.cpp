@@ -6,6 +6,8 @@
 // absent ones fall through to the next root and the embedded packages.
 #include <gtest/gtest.h>
 
+#include "../error_helpers.h"
+
 #include <unistd.h>
 
 #include "package_folder.h"
@@ -20,22 +22,6 @@ const fs::path kKernels = fs::path(WGK_SOURCE_DIR) / "kernels";
 constexpr const char* kOnnxId = "webgpu-kernels/ai.onnx.RotaryEmbedding";
 // A hand-made cache: any 40-hex name works as the commit folder.
 const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
-
-std::string error_of(const std::function<void()>& f, ErrorKind kind) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error was thrown";
-  return "";
-}
-
-void expect_has(const std::string& message, std::initializer_list<std::string> parts) {
-  for (const std::string& part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
-}
 
 /// Sets an environment variable for a scope ("" counts as unset for the store's readers).
 struct Env {

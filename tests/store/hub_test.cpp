@@ -6,6 +6,8 @@
 // (tests/oracles/hub_js.mjs), the CACHEDIR.TAG bytes from huggingface_hub's _local_folder.py.
 #include <gtest/gtest.h>
 
+#include "../error_helpers.h"
+
 #include <curl/curl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -34,22 +36,6 @@ namespace {
 const fs::path kSource = WGK_SOURCE_DIR;
 constexpr const char* kOnnxId = "webgpu-kernels/ai.onnx.RotaryEmbedding";
 constexpr const char* kMsId = "webgpu-kernels/com.microsoft.RotaryEmbedding";
-
-std::string error_of(const std::function<void()>& f, ErrorKind kind) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error was thrown";
-  return "";
-}
-
-void expect_has(const std::string& message, std::initializer_list<std::string> parts) {
-  for (const std::string& part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
-}
 
 struct Shell {
   int rc;

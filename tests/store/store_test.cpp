@@ -4,6 +4,8 @@
 // hub_test.cpp (caches written by @huggingface/hub and by our client, against a loopback Hub).
 #include <gtest/gtest.h>
 
+#include "../error_helpers.h"
+
 #include "package_folder.h"
 #include "store/store.h"
 #include "wgk/error.h"
@@ -14,22 +16,6 @@ namespace {
 const fs::path kKernels = fs::path(WGK_SOURCE_DIR) / "kernels";
 constexpr const char* kOnnxId = "webgpu-kernels/ai.onnx.RotaryEmbedding";
 constexpr const char* kMsId = "webgpu-kernels/com.microsoft.RotaryEmbedding";
-
-std::string error_of(const std::function<void()>& f, ErrorKind kind) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error was thrown";
-  return "";
-}
-
-void expect_has(const std::string& message, std::initializer_list<std::string> parts) {
-  for (const std::string& part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "message lacks \"" << part << "\": " << message;
-}
 
 struct Bundled {
   const char* id;

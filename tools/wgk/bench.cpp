@@ -142,10 +142,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     {
       // Every id through the store (or --package, checked against any pin), printed as run.
-      auto ids = !o->ids.empty()           ? o->ids
-                 : !o->pin.package.empty() ? std::vector<std::string>{store::load_package_directory(o->pin.package)->id}
-                                           : store::Store::default_store().embedded_ids();
-      for (const auto& id : ids) {
+      for (const auto& id : selected_ids(o->ids, o->pin)) {
         const Kernel kernel = resolve_kernel(id, o->pin, device);
         print_kernel(kernel);
         bench_package(kernel, *o, run);

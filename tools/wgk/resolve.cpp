@@ -62,6 +62,12 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
   return get_kernel(id, {.version = s.version}, device);
 }
 
+std::vector<std::string> selected_ids(const std::vector<std::string>& ids, const PackageSelector& s) {
+  if (!ids.empty()) return ids;
+  if (!s.package.empty()) return {store::load_package_directory(s.package)->id};
+  return store::Store::default_store().embedded_ids();
+}
+
 void print_kernel(const Kernel& kernel) {
   std::cout << "kernel:  " << kernel.id() << " version " << kernel.version() << " commit "
             << (kernel.commit().empty() ? "none" : kernel.commit()) << " content " << kernel.content_id() << " ("

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "wgk/kernel.h"
 
@@ -27,6 +28,10 @@ void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package = 
 /// `id`, its version equals a given --version, its content id equals a given --content, and its bytes
 /// equal those of a given --revision (as the store serves it). Throws wgk::Error.
 Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shared_ptr<Device> device = nullptr);
+
+/// The ids a subcommand runs: `ids` when given, else the id of `s.package` when given, else every embedded
+/// package. Throws wgk::Error as store::load_package_directory.
+std::vector<std::string> selected_ids(const std::vector<std::string>& ids, const PackageSelector& s);
 
 /// "kernel:  <id> version <N> commit <C|none> content <blob id> (<origin>)".
 void print_kernel(const Kernel& kernel);

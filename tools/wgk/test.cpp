@@ -95,10 +95,7 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
       }
     } else {
       // Every id through the store (or --package, checked against any pin), printed as run.
-      auto ids = !o->ids.empty()           ? o->ids
-                 : !o->pin.package.empty() ? std::vector<std::string>{store::load_package_directory(o->pin.package)->id}
-                                           : store::Store::default_store().embedded_ids();
-      for (const auto& id : ids) {
+      for (const auto& id : selected_ids(o->ids, o->pin)) {
         const Kernel kernel = resolve_kernel(id, o->pin, device);
         print_kernel(kernel);
         run_package(kernel, tally, o->filter);
