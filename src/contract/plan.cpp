@@ -129,6 +129,13 @@ class LayerScope : public expr::Scope {
       }
     return parent_.lookup(name);
   }
+  const Value* lookup_ref(std::string_view name) const override {
+    if (!is_scope_root(name))
+      for (std::size_t i = 0; i < derives_.size(); ++i) {
+        if (derives_[i].name == name) return &memo_.get(i, derives_[i], *this);
+      }
+    return parent_.lookup_ref(name);
+  }
   const Expression* find(std::string_view name) const {
     for (const auto& d : derives_) {
       if (d.name == name) return &d.expression;
@@ -161,27 +168,36 @@ struct Planner::CallState : expr::Scope {
       : planner(p), contract(*p.contract_), given(contract.inputs.size()), bound(contract.type_constraints.size()),
         memo(contract.derive.size()) {}
 
-  Value root(std::string_view name) const {
+  const Value* root_ref(std::string_view name) const {
     switch (name.empty() ? '\0' : name[0]) {
-      case 's': if (name == "shapes") return shapes; break;
-      case 'r': if (name == "ranks") return ranks; break;
+      case 's': if (name == "shapes") return &shapes; break;
+      case 'r': if (name == "ranks") return &ranks; break;
       case 'd':
-        if (name == "dtypes") return dtypes;
-        if (name == "device") return planner.device_value_;
+        if (name == "dtypes") return &dtypes;
+        if (name == "device") return &planner.device_value_;
         break;
-      case 'p': if (name == "present") return present; break;
-      case 'a': if (name == "attrs") return attrs; break;
-      case 't': if (name == "tunables") return tunables; break;
+      case 'p': if (name == "present") return &present; break;
+      case 'a': if (name == "attrs") return &attrs; break;
+      case 't': if (name == "tunables") return &tunables; break;
       default: break;
     }
-    return {};
+    return nullptr;
+  }
+  Value root(std::string_view name) const {
+    const Value* v = root_ref(name);
+    return v ? *v : Value();
   }
 
   Value lookup(std::string_view name) const override {
-    if (is_scope_root(name)) return root(name);  // a root is never a derive name (parse_derive_object)
-    auto it = planner.derive_index_.find(name);
-    if (it != planner.derive_index_.end()) return memo.get(it->second, contract.derive[it->second], *this);
+    if (const Value* v = lookup_ref(name)) return *v;
     return {};
+  }
+  /// Roots and memoized derives stay where they are for the call's life.
+  const Value* lookup_ref(std::string_view name) const override {
+    if (is_scope_root(name)) return root_ref(name);  // a root is never a derive name (parse_derive_object)
+    auto it = planner.derive_index_.find(name);
+    if (it != planner.derive_index_.end()) return &memo.get(it->second, contract.derive[it->second], *this);
+    return nullptr;
   }
 
   const Expression* find_derive(std::string_view name) const {

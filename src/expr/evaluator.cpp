@@ -190,7 +190,23 @@ class Evaluator {
     return v;
   }
 
+  // `n` (a name, or a member of one) without copying it, when the scope holds it; else nullptr.
+  const Value* ref(const Node& n) {
+    if (n.kind == NodeKind::kName) return scope_.lookup_ref(n.name);
+    if (n.kind != NodeKind::kMember) return nullptr;
+    const Value* base = ref(*n.kids[0]);
+    if (!base || !base->is_object()) return nullptr;  // undefined or not an object: member() explains
+    const Object& obj = base->as_object();
+    auto it = obj.find(n.name);
+    return it == obj.end() ? nullptr : &it->second;
+  }
+
   Value member(const Node& n) {
+    if (const Value* base = ref(*n.kids[0]); base && base->is_object()) {
+      const Object& obj = base->as_object();
+      auto it = obj.find(n.name);
+      return it == obj.end() ? Value() : it->second;
+    }
     Value base = eval(*n.kids[0]);
     if (base.is_undefined()) {
       fail(n.kids[0]->begin, std::string(text(*n.kids[0])) + " is undefined (reading ." + n.name + ")");

@@ -20,6 +20,9 @@ class Scope {
   virtual ~Scope() = default;
   /// The value bound to `name`, or Undefined when the name is unbound.
   virtual Value lookup(std::string_view name) const = 0;
+  /// The same value without a copy, when the scope holds it where it stays for the whole evaluation;
+  /// nullptr otherwise (then lookup() is used). Member access reads through it (`shapes.x`).
+  virtual const Value* lookup_ref(std::string_view) const { return nullptr; }
 };
 
 /// A Scope over a plain Object, optionally layered over a parent (inner names shadow outer ones).
