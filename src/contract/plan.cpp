@@ -235,11 +235,17 @@ struct Planner::CallState : expr::Scope {
 
 namespace {
 
+// Every name is length-prefixed: a name holding '\0' or key bytes cannot spell another call's key.
+void append_name(std::string& key, const std::string& name) {
+  const auto n = static_cast<std::uint32_t>(name.size());
+  key.append(reinterpret_cast<const char*>(&n), sizeof n);
+  key += name;
+}
+
 void append_values(std::string& key, const std::map<std::string, Value, std::less<>>& values) {
   auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
   for (const auto& [name, v] : values) {
-    key += name;
-    key += '\0';
+    append_name(key, name);
     key += static_cast<char>(v.storage().index());
     if (v.is_int()) {
       std::int64_t i = v.as_int();
@@ -263,10 +269,10 @@ void append_values(std::string& key, const std::map<std::string, Value, std::les
 void append_signature_key(std::string& key, const CallSignature& call) {
   auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
   for (const auto& [name, t] : call.inputs) {
-    key += name;
-    key += '\0';
+    append_name(key, name);
     key += static_cast<char>(t.dtype);
-    key += static_cast<char>(t.shape.size());
+    const auto rank = static_cast<std::uint32_t>(t.shape.size());
+    put(&rank, sizeof rank);
     put(t.shape.data(), t.shape.size() * sizeof(std::int64_t));
   }
   key += '\x01';

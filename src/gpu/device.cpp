@@ -296,6 +296,7 @@ Device::Device(const DeviceOptions& given) : state_(std::make_unique<State>()) {
     if (const char* env = std::getenv("WGK_ADAPTER"); env && *env) {
       const std::string text = env;
       if (std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        if (text.size() > 9) fail(ErrorKind::kNotFound, "WGK_ADAPTER=" + text + ": no adapter has that index");
         options.adapter_index = std::stoul(text);
         options.adapter_name.clear();
       } else {

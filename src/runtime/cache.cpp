@@ -216,8 +216,10 @@ void DeviceCache::insert_bind_groups(std::string key, std::shared_ptr<BindGroupS
 
 // ---- buffers ------------------------------------------------------------------------------------
 
-gpu::Buffer DeviceCache::take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::string_view label) {
-  const std::uint64_t size = allocation_size(bytes);
+gpu::Buffer DeviceCache::take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::uint64_t max_size,
+                                     std::string_view label) {
+  std::uint64_t size = allocation_size(bytes);
+  if (size > max_size) size = bytes;
   {
     std::lock_guard lock(mutex_);
     auto p = pool_.find(size);

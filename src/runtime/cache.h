@@ -104,9 +104,10 @@ class DeviceCache {
                           const std::vector<const void*>& buffers);
 
   // -- buffers -------------------------------------------------------------------------------------
-  /// A storage buffer of allocation_size(bytes): a pooled one, else a new one. Caller holds the device
-  /// mutex. Pooled buffers hold stale data: every byte a kernel reads is written first.
-  gpu::Buffer take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::string_view label);
+  /// A storage buffer of allocation_size(bytes), or of `bytes` when that size class passes `max_size`
+  /// (the binding limit: calls bind whole buffers): a pooled one, else a new one. Caller holds the
+  /// device mutex. Pooled buffers hold stale data: every byte a kernel reads is written first.
+  gpu::Buffer take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::uint64_t max_size, std::string_view label);
   /// Returns a buffer to the pool (any thread), or to the graveyard when it alone passes the budget.
   void give_back(gpu::Buffer buffer);
 
@@ -123,6 +124,7 @@ class DeviceCache {
  private:
   enum Kind : int { kPlan, kProgram, kBindGroup, kBuffer, kKinds };
   struct Entry {
+    Entry(Kind k, std::string name, std::uint64_t size) : kind(k), key(std::move(name)), bytes(size) {}
     Kind kind;
     std::string key;  ///< empty for buffers
     std::uint64_t bytes = 0;

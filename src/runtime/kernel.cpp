@@ -18,8 +18,11 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   if (!options.backend.empty()) o.backend = gpu::parse_backend(options.backend);
   o.power_preference = options.high_performance ? gpu::PowerPreference::kHighPerformance : gpu::PowerPreference::kDefault;
   if (!options.adapter.empty()) {
-    if (std::all_of(options.adapter.begin(), options.adapter.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (std::all_of(options.adapter.begin(), options.adapter.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      if (options.adapter.size() > 9)  // no machine has a billion adapters; std::stoul would throw past 2^64
+        throw Error(ErrorKind::kNotFound, "DeviceOptions::adapter: no adapter has index " + options.adapter);
       o.adapter_index = std::stoul(options.adapter);
+    }
     else
       o.adapter_name = options.adapter;
   }
@@ -46,10 +49,14 @@ expr::Value to_value(const AttributeValue& v) {
 std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
                                                   std::span<const std::byte> data, std::string_view label) {
   auto& state = state_of(*device);
-  if (auto max = state.gpu.limit("maxStorageBufferBindingSize"); max && bytes > *max)
-    throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) +
-                                                 " bytes exceed the adapter's maxStorageBufferBindingSize " +
-                                                 std::to_string(*max));
+  // A binding covers the whole allocation: the tensor's bytes padded to 16 must fit the binding limit
+  // (the allocation's size class is cut back to them when the class would not fit).
+  const std::uint64_t need = padded(bytes);
+  const std::uint64_t max_binding = state.gpu.limit("maxStorageBufferBindingSize").value_or(~std::uint64_t{0});
+  if (need > max_binding)
+    throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) + " bytes (" +
+                                                 std::to_string(need) + " padded to 16) exceed the adapter's "
+                                                 "maxStorageBufferBindingSize " + std::to_string(max_binding));
   // Host data waits in Dawn's staging memory until the GPU has run the work queued before it. A caller
   // that never reads could queue without end: past kMaxQueuedWriteBytes since the GPU was last seen
   // idle, wait for it first.
@@ -63,7 +70,7 @@ std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>&
   auto buffer = std::make_shared<DeviceTensor::Buffer>();
   buffer->device = device;
   buffer->bytes = bytes;
-  buffer->buffer = state.cache.take_buffer(state.gpu, padded(bytes), label);
+  buffer->buffer = state.cache.take_buffer(state.gpu, need, max_binding, label);
   if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
     std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
     std::memcpy(words.data(), data.data(), data.size());
@@ -264,6 +271,8 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   staged.reserve(inputs.size());
   for (const auto& [name, arg] : inputs) {
     const contract::Input* spec = contract.find_input(name);
+    // The planner refused unknown names; a plan from the cache was made for these same names.
+    if (!spec) throw Error(ErrorKind::kInternal, "input '" + name + "' has no declaration, yet the call was planned");
     Staged st{spec, &arg, {}};
     const contract::ValueRange* range = nullptr;
     for (const auto& r : plan.value_ranges)

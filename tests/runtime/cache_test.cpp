@@ -162,3 +162,38 @@ TEST(DeviceCache, NearbyLengthsShareBuffersAndBindGroups) {
 
 }  // namespace
 }  // namespace wgk::testing
+
+namespace wgk::testing {
+namespace {
+
+TEST(DeviceCache, AnInputNameThatSpellsAnotherCallsKeyIsRefused) {
+  // A fresh-clone tester's finding: names were not length-prefixed in the plan key, so an input named
+  // "cos\0<dtype><rank><dims>positionIds" (and no cos, no positionIds) spelled the key of the ordinary
+  // call x, cos (4, 4), sin, positionIds, hit its plan and crashed. It must be refused like any unknown name.
+  const Kernel& k = onnx_kernel();
+  const HostTensor x = f32({1, 1, 2, 8}), cs = f32({4, 4}), pos = positions({1, 2}, 4);
+  k({{"x", x}, {"cos", cs}, {"sin", cs}, {"positionIds", pos}});  // the ordinary call: its plan is cached
+  std::string name = std::string("cos") + '\0' + static_cast<char>(DType::kFloat32) + static_cast<char>(2);
+  const std::int64_t four = 4;
+  name.append(reinterpret_cast<const char*>(&four), sizeof four).append(reinterpret_cast<const char*>(&four), sizeof four);
+  name += "positionIds";
+  const HostTensor bogus = i64({1, 2}, {0, 1});
+  const std::string message = error_of([&] { k({{"x", x}, {"sin", cs}, {name, bogus}}); });
+  expect_has(message, {"unknown input"});
+}
+
+}  // namespace
+}  // namespace wgk::testing
+
+namespace wgk::testing {
+namespace {
+
+TEST(DeviceOptionsAdapter, AnIndexPastAnyAdapterIsNotFound) {
+  // std::stoul threw std::out_of_range for 20 digits (a tester's finding): a wgk::Error now.
+  DeviceOptions options;
+  options.adapter = "99999999999999999999999";
+  expect_has(error_of([&] { Device::create(options); }, ErrorKind::kNotFound), {"99999999999999999999999"});
+}
+
+}  // namespace
+}  // namespace wgk::testing
