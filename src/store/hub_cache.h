@@ -61,13 +61,15 @@ struct Snapshot {
   fs::path folder;                                        ///< <repo>/snapshots/<commit>
   std::map<std::string, std::string, std::less<>> files;  ///< package path -> bytes
   std::vector<std::string> ignored;                       ///< repo files that are not the package's
+  /// Files of build/webgpu/ that trees/<commit>.json lists but the snapshot lacks (an interrupted download).
+  std::vector<std::string> missing;
 };
 
 /// Reads snapshots/<commit> of `repo` (a folder under a cache root). nullopt when the snapshot does
 /// not exist. Throws kIntegrity naming the file for: a symlinked directory, a link that does not
 /// resolve to <repo>/blobs/<40|64 hex> as a regular file, bytes that do not hash to the blob name (or
-/// to trees/<commit>.json's blob_id for copies), a file of build/webgpu/ that trees/<commit>.json lists
-/// but the snapshot lacks, more than 1024 files, a file over 16 MiB.
+/// to trees/<commit>.json's blob_id for copies), more than 1024 files, a file over 16 MiB. A file of
+/// build/webgpu/ that trees/<commit>.json lists but the snapshot lacks is recorded in Snapshot::missing.
 std::optional<Snapshot> read_snapshot(const fs::path& repo, std::string_view commit);
 
 /// True when .no_exist/<commit>/<path> marks the path as absent at that commit.

@@ -223,6 +223,22 @@ std::shared_ptr<const Package> load_from_repo(const fs::path& repo, std::string_
       seen.push_back(snap->folder.string() + " (not a WebGPU package: no " + std::string(kMetadata) + ")");
       continue;
     }
+    // A file the package lists but the snapshot lacks is an interrupted or partial download, not a
+    // tampered one: the next source (the Hub completes the snapshot; the embedded packages) may answer.
+    std::vector<std::string> missing = snap->missing;
+    if (auto meta = nlohmann::json::parse(snap->files.at(std::string(kMetadata)), nullptr, false);
+        meta.is_object() && meta.contains("files") && meta["files"].is_object())
+      for (const auto& [path, entry] : meta["files"].items())
+        if (path != "README.md" && is_safe_path(path) && !snap->files.count(path) &&
+            std::find(missing.begin(), missing.end(), path) == missing.end())
+          missing.push_back(path);
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      seen.push_back(snap->folder.string() + " (incomplete: lacks " + list + "; `wgk download " + std::string(id) +
+                     " --revision " + commit + "` completes it)");
+      continue;
+    }
     auto verified = verify_package(std::move(snap->files), snap->folder.string(), id);
     auto package = std::make_shared<Package>(*verified);
     package->commit = commit;

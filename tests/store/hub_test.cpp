@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -722,6 +723,23 @@ TEST_F(Hub, CliDownloadListVerify) {
   const Shell bad = sh(wgk_env(cache.path()) + "cache verify");
   EXPECT_EQ(bad.rc, 1) << bad.out;
   expect_has(bad.out, {"FAULT", git(kOnnxId, "rev-parse v1:build/webgpu/test.json")});
+  write_bytes(blob, read_bytes(blob).replace(10, 1, 1, static_cast<char>(bytes[10] ^ 1)));
+  // A tester's findings: a FIFO under refs/ hung `cache list` and `verify`; a model's repo in the same
+  // cache made verify fail (and read its blobs whole). The FIFO is a fault, the model is skipped.
+  const fs::path repo = cache.path() / "kernels--webgpu-kernels--ai.onnx.RotaryEmbedding";
+  ASSERT_EQ(mkfifo((repo / "refs/v2").c_str(), 0600), 0);
+  const fs::path model = cache.path() / "models--someone--gpt";
+  write_bytes(model / "blobs" / std::string(40, 'e'), "{}");
+  write_bytes(model / "refs/main", std::string(40, 'c'));
+  fs::create_directories(model / "snapshots" / std::string(40, 'c'));
+  fs::create_symlink("../../blobs/" + std::string(40, 'e'), model / "snapshots" / std::string(40, 'c') / "config.json");
+  const Shell fifo_list = sh("timeout 20 " + wgk_env(cache.path()) + "cache list");
+  EXPECT_EQ(fifo_list.rc, 0) << fifo_list.out;
+  expect_has(fifo_list.out, {"ref v2 -> (not a regular file)", "someone/gpt", "not a WebGPU package"});
+  const Shell fifo_verify = sh("timeout 20 " + wgk_env(cache.path()) + "cache verify");
+  EXPECT_EQ(fifo_verify.rc, 1) << fifo_verify.out;
+  expect_has(fifo_verify.out, {"FAULT refs/v2", "skipped"});
+  EXPECT_EQ(fifo_verify.out.find("someone/gpt (models, models--someone--gpt)\n    FAULT"), std::string::npos) << fifo_verify.out;
   // --version with --revision is refused, not ignored.
   const Shell both = sh(wgk_env(cache.path()) + "download " + kOnnxId + " --version 2 --revision " + commit);
   EXPECT_NE(both.rc, 0);

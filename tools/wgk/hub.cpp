@@ -83,8 +83,20 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
           ++faults;
           std::cout << "    FAULT " << what << "\n";
         };
+        // Only package repos (a snapshot with build/webgpu/metadata.json): a model's cache is not ours to
+        // judge, and its blobs can be gigabytes.
+        const bool package_repo = std::any_of(repo.snapshots.begin(), repo.snapshots.end(), [&](const std::string& c) {
+          return fs::exists(repo.folder / "snapshots" / c / "build/webgpu/metadata.json", ec);
+        });
+        if (!package_repo) {
+          std::cout << "    not a WebGPU package (no snapshot has build/webgpu/metadata.json): skipped\n";
+          continue;
+        }
         for (const auto& [name, value] : repo.refs) {
-          std::cout << "    ref " << name << " -> " << value.substr(0, 40) << "\n";
+          std::string shown = value.substr(0, 40);  // a ref's bytes are untrusted: print them plainly
+          for (char& c : shown)
+            if (c < 0x20 || c > 0x7e) c = '?';
+          std::cout << "    ref " << name << " -> " << shown << "\n";
           if (!check) continue;
           ++checked;
           if (value.size() != 40 || !store::hub::is_sha1_hex(value))
@@ -102,10 +114,7 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
               fault("blobs/" + name + " is not a 40 or 64 hex regular file");
               continue;
             }
-            std::ifstream in(it->path(), std::ios::binary);
-            std::ostringstream bytes;
-            bytes << in.rdbuf();
-            const std::string actual = name.size() == 64 ? store::sha256_hex(bytes.str()) : store::git_blob_id(bytes.str());
+            const std::string actual = store::file_digest_hex(it->path(), /*git_blob=*/name.size() == 40);
             if (actual != name) fault("blobs/" + name + " hashes to " + actual);
           }
         }
