@@ -695,9 +695,10 @@ TimestampQuery Device::create_timestamp_query(uint32_t passes) {
   return query;
 }
 
-void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps, bool validate) {
+void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps, bool validate, Stamps stamps) {
   State& s = *state_;
-  if (timestamps && passes.size() > timestamps->passes())
+  const bool span = stamps == Stamps::kSpan;
+  if (timestamps && !span && passes.size() > timestamps->passes())
     fail(ErrorKind::kInvalidArgument, "submit of " + std::to_string(passes.size()) +
                                           " passes with a timestamp query for " +
                                           std::to_string(timestamps->passes()));
@@ -715,10 +716,15 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
     const Dispatch& d = passes[i];
     WGPUPassTimestampWrites writes{};
     WGPUComputePassDescriptor descriptor{};
-    if (query_set) {
+    if (query_set && !span) {
       writes.querySet = query_set;
       writes.beginningOfPassWriteIndex = static_cast<uint32_t>(2 * i);
       writes.endOfPassWriteIndex = static_cast<uint32_t>(2 * i + 1);
+      descriptor.timestampWrites = &writes;
+    } else if (query_set && (i == 0 || i + 1 == passes.size())) {
+      writes.querySet = query_set;
+      writes.beginningOfPassWriteIndex = i == 0 ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
+      writes.endOfPassWriteIndex = i + 1 == passes.size() ? 1 : WGPU_QUERY_SET_INDEX_UNDEFINED;
       descriptor.timestampWrites = &writes;
     }
     WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(encoder, &descriptor);
@@ -729,12 +735,13 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
     wgpuComputePassEncoderRelease(pass);
   }
   if (query_set && !passes.empty()) {
-    const auto count = static_cast<uint32_t>(2 * passes.size());
+    const auto stamped = static_cast<uint32_t>(span ? 1 : passes.size());
+    const auto count = 2 * stamped;
     auto* resolve = static_cast<WGPUBuffer>(timestamps->resolve_.handle_.get());
     wgpuCommandEncoderResolveQuerySet(encoder, query_set, 0, count, resolve, 0);
     wgpuCommandEncoderCopyBufferToBuffer(encoder, resolve, 0,
                                          static_cast<WGPUBuffer>(timestamps->readback_.handle_.get()), 0, 8ull * count);
-    timestamps->written_ = static_cast<uint32_t>(passes.size());
+    timestamps->written_ = stamped;
   }
   WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
   wgpuQueueSubmit(s.queue, 1, &commands);

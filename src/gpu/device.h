@@ -94,6 +94,9 @@ struct BindGroupEntry {
   uint64_t size = kWholeSize;
 };
 
+/// Which passes of a timestamped submit write timestamps (Device::submit).
+enum class Stamps { kEveryPass, kSpan };
+
 using Timeout = std::chrono::nanoseconds;
 inline constexpr Timeout kDefaultTimeout = std::chrono::seconds(10);
 
@@ -153,7 +156,10 @@ class Device {
   /// `validate = false` skips the error scope (and its wait): for the per-call path, where pipelines and
   /// bind groups were validated when created. A validation error then surfaces as an uncaptured error,
   /// thrown by the next call that checks (any validated call, wait, read).
-  void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true);
+  /// `stamps` kSpan: only the first pass's begin and the last pass's end are written (queries 0 and 1, as
+  /// if one pass): the GPU time of the whole command buffer, with no timestamp between its passes.
+  void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true,
+              Stamps stamps = Stamps::kEveryPass);
   /// Queues a buffer-to-buffer copy (offsets and size multiples of 4). No wait.
   void copy(const Buffer& source, uint64_t source_offset, const Buffer& destination, uint64_t destination_offset,
             uint64_t size);
