@@ -70,8 +70,7 @@ struct TimedCall {
 TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
                      const Attributes& tunables = {});
 
-/// Flushes `batch` (Batch::flush) with a timestamp at the beginning of its first pass and the end of its
-/// last, waits for the GPU and returns the nanoseconds between them: the GPU time of the whole submit.
+/// Flushes `batch` (Batch::flush) with timestamps at the beginning and the end of its one compute pass, waits for the GPU and returns the nanoseconds between them: the GPU time of the whole submit.
 /// Errors: kInvalidArgument when the batch has nothing to run; kGpu without "timestamp-query"; Batch::flush's.
 std::uint64_t timed_flush(Batch& batch);
 

@@ -209,7 +209,8 @@ class Kernel {
 /// naming the input, the rule and the values), plans it, uploads its host inputs (borrowed only for the
 /// record() call), allocates its outputs and makes its bind groups; a call that throws is not recorded and
 /// leaves the batch as it was. Nothing runs on the GPU until flush(), which encodes every recorded call's
-/// passes in record order into one command buffer and submits it without waiting. Until then the batch
+/// dispatches in record order into one compute pass of one command buffer (WebGPU makes each dispatch's
+/// writes visible to the next) and submits it without waiting. Until then the batch
 /// keeps alive everything its calls use (programs, bind groups, uploaded inputs, the buffers of every input
 /// and output, also those the caller dropped).
 ///

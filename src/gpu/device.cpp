@@ -695,9 +695,10 @@ TimestampQuery Device::create_timestamp_query(uint32_t passes) {
   return query;
 }
 
-void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps, bool validate, Stamps stamps) {
+void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps, bool validate, Layout layout) {
   State& s = *state_;
-  const bool span = stamps == Stamps::kSpan;
+  const bool span = layout != Layout::kPassEach;
+  const bool one_pass = layout == Layout::kOnePass;
   if (timestamps && !span && passes.size() > timestamps->passes())
     fail(ErrorKind::kInvalidArgument, "submit of " + std::to_string(passes.size()) +
                                           " passes with a timestamp query for " +
@@ -712,7 +713,29 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
   }
   WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(s.device, nullptr);
   auto* query_set = timestamps ? static_cast<WGPUQuerySet>(timestamps->query_set_.get()) : nullptr;
-  for (size_t i = 0; i < passes.size(); ++i) {
+  if (one_pass && !passes.empty()) {
+    WGPUPassTimestampWrites writes{};
+    WGPUComputePassDescriptor descriptor{};
+    if (query_set) {
+      writes.querySet = query_set;
+      writes.beginningOfPassWriteIndex = 0;
+      writes.endOfPassWriteIndex = 1;
+      descriptor.timestampWrites = &writes;
+    }
+    WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(encoder, &descriptor);
+    const void* pipeline = nullptr;
+    for (const Dispatch& d : passes) {
+      if (d.pipeline->pipeline_.get() != pipeline) {
+        pipeline = d.pipeline->pipeline_.get();
+        wgpuComputePassEncoderSetPipeline(pass, static_cast<WGPUComputePipeline>(d.pipeline->pipeline_.get()));
+      }
+      wgpuComputePassEncoderSetBindGroup(pass, 0, static_cast<WGPUBindGroup>(d.bind_group->handle_.get()), 0, nullptr);
+      wgpuComputePassEncoderDispatchWorkgroups(pass, d.x, d.y, d.z);
+    }
+    wgpuComputePassEncoderEnd(pass);
+    wgpuComputePassEncoderRelease(pass);
+  }
+  for (size_t i = 0; i < passes.size() && !one_pass; ++i) {
     const Dispatch& d = passes[i];
     WGPUPassTimestampWrites writes{};
     WGPUComputePassDescriptor descriptor{};

@@ -36,7 +36,7 @@ bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* ti
   std::exception_ptr failure;
   try {
     // Validated: a Dawn error in this command buffer is reported by this flush, not by a later call.
-    if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Stamps::kSpan);
+    if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Layout::kOnePass);
   } catch (...) {
     failure = std::current_exception();
   }

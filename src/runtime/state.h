@@ -107,8 +107,8 @@ struct BatchState {
   std::vector<std::shared_ptr<DeviceBuffer>> outputs;  ///< pending_batch == serial until flushed or dropped
 };
 
-/// Submits what `batch` recorded in one command buffer (with `timestamps`: only the first pass's begin and
-/// the last pass's end, gpu::Stamps::kSpan), marks its outputs written (or never written, when the submit
+/// Submits what `batch` recorded in one command buffer, every dispatch in one compute pass (gpu::Layout::
+/// kOnePass; with `timestamps`: that pass's begin and end), marks its outputs written (or never written, when the submit
 /// throws, rethrown), and releases the claims and references. Caller holds batch.mutex, not the device
 /// mutex. Returns false, doing nothing, when nothing is recorded.
 bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps);

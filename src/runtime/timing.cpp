@@ -129,7 +129,7 @@ std::uint64_t time_submits(const Kernel& kernel, const Inputs& inputs, const Att
     EncodedCall call = encode_call(state_of(kernel), inputs, attrs, tunables, lock);
     if (call.dispatches.empty()) throw Error(ErrorKind::kInvalidArgument, "time_submits: the call has no pass to run");
     gpu::TimestampQuery* query = c == 0 ? &first : c == calls - 1 ? &last : nullptr;
-    device.gpu.submit(call.dispatches, query, /*validate=*/false, gpu::Stamps::kSpan);
+    device.gpu.submit(call.dispatches, query, /*validate=*/false, gpu::Layout::kPassEachSpan);
   }
   std::lock_guard lock(device.mutex);
   const std::vector<std::uint64_t> a = device.gpu.read_timestamps(first);
