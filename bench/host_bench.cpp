@@ -4,7 +4,8 @@
 // lookup, output allocation, bind group, encode, submit; no read-back). The rest split it into parts
 // so the time can be placed: BM_Plan (signature + plan-cache hit), BM_OutputBuffer (one storage buffer,
 // as each call allocates its outputs), BM_BindGroup, BM_Submit (encode + submit of one prepared
-// small copy dispatch, the gpu::Device floor). The GPU is drained every 1024 calls
+// small copy dispatch, the gpu::Device floor). BM_BatchedCall: the call recorded into a wgk::Batch with
+// 64 calls per flush (host time per call, the submit's share included). The GPU is drained every 1024 calls
 // (outside timing) so queued work does not pile up.
 //
 // run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter)
@@ -70,6 +71,33 @@ void BM_Call(benchmark::State& st, std::string id, wgk::DType dtype) {
 BENCHMARK_CAPTURE(BM_Call, onnx_f32, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Call, onnx_f16, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Call, ms_f32, "webgpu-kernels/com.microsoft.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+
+// BM_BatchedCall: the same call recorded into a wgk::Batch, flushed every 64 calls (the flush, one
+// submit, is timed: each call carries 1/64 of it). Time per iteration = host time per call.
+void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype) {
+  constexpr std::int64_t kCallsPerSubmit = 64;
+  Decode& d = decode(id, dtype);
+  auto& dev = wgk::introspect::state(*d.kernel.device());
+  d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
+  drain(dev);
+  wgk::Batch batch(d.kernel.device());
+  std::int64_t n = 0;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(batch.record(d.kernel, d.inputs, d.attrs));
+    if (++n % kCallsPerSubmit == 0) batch.flush();
+    if (n % 1024 == 0) {
+      st.PauseTiming();
+      drain(dev);
+      st.ResumeTiming();
+    }
+  }
+  batch.flush();
+  drain(dev);
+  st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
+}
+BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f32, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, "webgpu-kernels/com.microsoft.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
 void BM_Plan(benchmark::State& st) {
   Decode& d = decode("webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32);

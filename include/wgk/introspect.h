@@ -70,6 +70,17 @@ struct TimedCall {
 TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
                      const Attributes& tunables = {});
 
+/// Flushes `batch` (Batch::flush) with timestamps at the beginning and the end of its one compute pass, waits for the GPU and returns the nanoseconds between them: the GPU time of the whole submit.
+/// Errors: kInvalidArgument when the batch has nothing to run; kGpu without "timestamp-query"; Batch::flush's.
+std::uint64_t timed_flush(Batch& batch);
+
+/// GPU time, first pass's beginning to last pass's end, of `calls` calls of `kernel` on `inputs` made back
+/// to back: recorded in one Batch and flushed (one command buffer) when `batched`, else each submitted on
+/// its own as Kernel::call does (timestamps in the first and the last submit only). Inputs must be device
+/// tensors, as for timed_call. Waits for the GPU. Errors: timed_call's, and kInvalidArgument for calls < 1.
+std::uint64_t time_submits(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int calls, bool batched,
+                           const Attributes& tunables = {});
+
 // ---- Device-tensor views and value ranges (tests) -----------------------------------------------
 
 /// `tensor`'s buffer seen as `dtype` x `shape` (a prefix of its bytes). Throws wgk::Error kInvalidArgument

@@ -6,8 +6,16 @@
 //   auto out = kernel({{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {{"interleaved", 1}});
 //   wgk::HostTensor y = out.at("y").read();
 //
-// Thread safety: a Device, and the Kernels and DeviceTensors made on it, may be used from several
-// threads; calls on one Device are serialized by the Device (one queue), so they never overlap.
+// Many calls in one submit (a decode step's layers), outputs chained on the device:
+//
+//   wgk::Batch batch(device);
+//   auto q = batch.record(rope, {{"x", q_in}, ...});          // checked now, runs at flush()
+//   auto k = batch.record(rope, {{"x", k_in}, ...});
+//   batch.flush();                                            // one command buffer, one submit
+//   wgk::HostTensor y = q.at("y").read();
+//
+// Thread safety: a Device, and the Kernels, DeviceTensors and Batches made on it, may be used from
+// several threads; calls on one Device are serialized by the Device (one queue), so they never overlap.
 #include <cstdint>
 #include <future>
 #include <map>
@@ -99,7 +107,9 @@ class DeviceTensor {
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   std::int64_t numel() const { return wgk::numel(shape_); }
-  /// Copies the tensor back to the host; waits for the GPU (timeout: wgk::Error kGpu).
+  /// Copies the tensor back to the host; waits for the GPU (timeout: wgk::Error kGpu). An output of a
+  /// Batch is readable once the batch is flushed: before that (and after the batch was destroyed
+  /// unflushed, or its flush failed) this throws wgk::Error kInvalidArgument saying so; it never flushes.
   HostTensor read() const;
   /// The same, on another thread.
   std::future<HostTensor> read_async() const;
@@ -166,7 +176,8 @@ class Kernel {
   /// manifest defaults. Inputs with a value range (position ids) given as DeviceTensors must already
   /// be uint32 (the kernels' storage; int64 ones are refused) and are checked too: against the range
   /// recorded when they were uploaded, or else read back (a wait for the GPU) and remembered by the
-  /// buffer when the tensor covers all of it.
+  /// buffer when the tensor covers all of it. An output of a Batch not yet flushed is refused as an input
+  /// (kInvalidArgument naming the input): its values do not exist before the batch's submit.
   Outputs operator()(const Inputs& inputs, const Attributes& attrs = {}) const;
   /// The same with tunable overrides (e.g. WORKGROUP_SIZE) and call information.
   Outputs call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const;
@@ -188,6 +199,62 @@ class Kernel {
   friend struct detail::Access;
   explicit Kernel(std::shared_ptr<State> state) : state_(std::move(state)) {}
   std::shared_ptr<State> state_;
+};
+
+/// Kernel calls recorded into one command buffer and submitted together by flush(): one submit for many
+/// calls, of any packages bound to the batch's device, where an output of an earlier recorded call may be
+/// an input of a later one (it is a DeviceTensor already).
+///
+/// record() checks each call at the boundary exactly as Kernel::call does (same errors: kInvalidArgument
+/// naming the input, the rule and the values), plans it, uploads its host inputs (borrowed only for the
+/// record() call), allocates its outputs and makes its bind groups; a call that throws is not recorded and
+/// leaves the batch as it was. Nothing runs on the GPU until flush(), which encodes every recorded call's
+/// dispatches in record order into one compute pass of one command buffer (WebGPU makes each dispatch's
+/// writes visible to the next) and submits it without waiting. Until then the batch
+/// keeps alive everything its calls use (programs, bind groups, uploaded inputs, the buffers of every input
+/// and output, also those the caller dropped).
+///
+/// Outputs: readable (DeviceTensor::read) and usable by Kernel::call or another Batch once flush() returned;
+/// before that they are usable only as inputs of later calls recorded in the same batch, and anything else
+/// (read, Kernel::call, another batch's record) throws kInvalidArgument. A batch destroyed unflushed drops
+/// its recorded calls: nothing is submitted, and their outputs stay unreadable for good (reading one throws
+/// kInvalidArgument saying so). The same holds for the calls of a flush that throws.
+///
+/// Threads and the device mutex: a Batch may be used from several threads; its own mutex serializes
+/// record() and flush(), and calls run in the order they were recorded. record() holds the device mutex
+/// only while it allocates, uploads and makes bind groups for that one call, as Kernel::call does, and
+/// flush() only for the submit: between records the device is free for other threads' calls and reads,
+/// which are submitted before the batch when they come first (so a batch may read what they wrote).
+/// Uniform values: a bind-group set a batch's pending call uses is never rewritten with other values
+/// before that batch's submit, by the batch or anyone else (a call whose values differ gets its own).
+class Batch {
+ public:
+  /// An empty batch on `device` (default: Device::default_device()).
+  explicit Batch(std::shared_ptr<Device> device = nullptr);
+  /// Drops what is recorded and not flushed (see above); never submits, never throws.
+  ~Batch();
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  /// Records a call of `kernel` (bound to this batch's device: else kInvalidArgument) with the checks,
+  /// defaults and errors of Kernel::call, and returns its outputs, to be computed by flush().
+  Outputs record(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs = {},
+                 const Attributes& tunables = {}, CallInfo* info = nullptr);
+  /// Submits every call recorded since the last flush in one command buffer, in record order; does not
+  /// wait for the GPU. An empty batch does nothing. Throws wgk::Error kGpu when Dawn reports an error
+  /// (the recorded calls are then dropped); the batch is empty afterwards either way.
+  void flush();
+  /// Calls recorded since the last flush.
+  std::size_t size() const;
+  const std::shared_ptr<Device>& device() const;
+
+  /// The recorded calls: defined inside the library, opaque here.
+  struct State;
+
+ private:
+  friend struct detail::Access;
+  std::unique_ptr<State> state_;
+  std::shared_ptr<Device> device_;
 };
 
 /// Loads `id` ("webgpu-kernels/ai.onnx.RotaryEmbedding") from the store (Hub caches: WGK_KERNEL_PATH,

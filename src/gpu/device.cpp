@@ -696,9 +696,11 @@ TimestampQuery Device::create_timestamp_query(uint32_t passes) {
   return query;
 }
 
-void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps, bool validate) {
+void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps, bool validate, Layout layout) {
   State& s = *state_;
-  if (timestamps && passes.size() > timestamps->passes())
+  const bool span = layout != Layout::kPassEach;
+  const bool one_pass = layout == Layout::kOnePass;
+  if (timestamps && !span && passes.size() > timestamps->passes())
     fail(ErrorKind::kInvalidArgument, "submit of " + std::to_string(passes.size()) +
                                           " passes with a timestamp query for " +
                                           std::to_string(timestamps->passes()));
@@ -712,14 +714,41 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
   }
   WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(s.device, nullptr);
   auto* query_set = timestamps ? static_cast<WGPUQuerySet>(timestamps->query_set_.get()) : nullptr;
-  for (size_t i = 0; i < passes.size(); ++i) {
-    const Dispatch& d = passes[i];
+  if (one_pass && !passes.empty()) {
     WGPUPassTimestampWrites writes{};
     WGPUComputePassDescriptor descriptor{};
     if (query_set) {
       writes.querySet = query_set;
+      writes.beginningOfPassWriteIndex = 0;
+      writes.endOfPassWriteIndex = 1;
+      descriptor.timestampWrites = &writes;
+    }
+    WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(encoder, &descriptor);
+    const void* pipeline = nullptr;
+    for (const Dispatch& d : passes) {
+      if (d.pipeline->pipeline_.get() != pipeline) {
+        pipeline = d.pipeline->pipeline_.get();
+        wgpuComputePassEncoderSetPipeline(pass, static_cast<WGPUComputePipeline>(d.pipeline->pipeline_.get()));
+      }
+      wgpuComputePassEncoderSetBindGroup(pass, 0, static_cast<WGPUBindGroup>(d.bind_group->handle_.get()), 0, nullptr);
+      wgpuComputePassEncoderDispatchWorkgroups(pass, d.x, d.y, d.z);
+    }
+    wgpuComputePassEncoderEnd(pass);
+    wgpuComputePassEncoderRelease(pass);
+  }
+  for (size_t i = 0; i < passes.size() && !one_pass; ++i) {
+    const Dispatch& d = passes[i];
+    WGPUPassTimestampWrites writes{};
+    WGPUComputePassDescriptor descriptor{};
+    if (query_set && !span) {
+      writes.querySet = query_set;
       writes.beginningOfPassWriteIndex = static_cast<uint32_t>(2 * i);
       writes.endOfPassWriteIndex = static_cast<uint32_t>(2 * i + 1);
+      descriptor.timestampWrites = &writes;
+    } else if (query_set && (i == 0 || i + 1 == passes.size())) {
+      writes.querySet = query_set;
+      writes.beginningOfPassWriteIndex = i == 0 ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
+      writes.endOfPassWriteIndex = i + 1 == passes.size() ? 1 : WGPU_QUERY_SET_INDEX_UNDEFINED;
       descriptor.timestampWrites = &writes;
     }
     WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(encoder, &descriptor);
@@ -730,12 +759,13 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
     wgpuComputePassEncoderRelease(pass);
   }
   if (query_set && !passes.empty()) {
-    const auto count = static_cast<uint32_t>(2 * passes.size());
+    const auto stamped = static_cast<uint32_t>(span ? 1 : passes.size());
+    const auto count = 2 * stamped;
     auto* resolve = static_cast<WGPUBuffer>(timestamps->resolve_.handle_.get());
     wgpuCommandEncoderResolveQuerySet(encoder, query_set, 0, count, resolve, 0);
     wgpuCommandEncoderCopyBufferToBuffer(encoder, resolve, 0,
                                          static_cast<WGPUBuffer>(timestamps->readback_.handle_.get()), 0, 8ull * count);
-    timestamps->written_ = static_cast<uint32_t>(passes.size());
+    timestamps->written_ = stamped;
   }
   WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
   wgpuQueueSubmit(s.queue, 1, &commands);

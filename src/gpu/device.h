@@ -94,6 +94,14 @@ struct BindGroupEntry {
   uint64_t size = kWholeSize;
 };
 
+/// How Device::submit lays out its dispatches, and where a timestamped submit writes timestamps.
+enum class Layout {
+  kPassEach,      ///< one compute pass per dispatch; timestamps at each pass's begin and end (queries 2i, 2i+1)
+  kPassEachSpan,  ///< one compute pass per dispatch; timestamps at the first's begin and the last's end (0, 1)
+  kOnePass,       ///< every dispatch in one compute pass (WebGPU makes each dispatch's writes visible to the
+                  ///< next); timestamps at its begin and end (0, 1)
+};
+
 using Timeout = std::chrono::nanoseconds;
 inline constexpr Timeout kDefaultTimeout = std::chrono::seconds(10);
 
@@ -153,7 +161,10 @@ class Device {
   /// `validate = false` skips the error scope (and its wait): for the per-call path, where pipelines and
   /// bind groups were validated when created. A validation error then surfaces as an uncaptured error,
   /// thrown by the next call that checks (any validated call, wait, read).
-  void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true);
+  /// `layout` kPassEachSpan and kOnePass time the whole command buffer (queries 0 and 1, as one pass), with no
+  /// timestamp between dispatches; kOnePass also encodes one compute pass for all of them (less host work).
+  void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true,
+              Layout layout = Layout::kPassEach);
   /// Queues a buffer-to-buffer copy (offsets and size multiples of 4). No wait.
   void copy(const Buffer& source, uint64_t source_offset, const Buffer& destination, uint64_t destination_offset,
             uint64_t size);

@@ -55,6 +55,10 @@ struct BindGroupSet {
   std::vector<gpu::BindGroup> groups;              ///< per pass
   std::vector<std::vector<gpu::Buffer>> uniforms;  ///< per pass, per uniform binding
   std::vector<std::byte> written;                  ///< every uniform's bytes as last written, in order
+  /// Recorded calls of unflushed Batches that use this set (under the device mutex). While any do, the
+  /// uniform buffers keep `written` until those submits: a call that needs other values gets its own set
+  /// (uncached), since queue writes run before a batch's later submit.
+  std::uint32_t batch_claims = 0;
 };
 
 /// A storage buffer's allocation size for `bytes` (> 0): the next of 2^k, 1.25, 1.5 and 1.75 * 2^k

@@ -91,6 +91,14 @@ DeviceState::~DeviceState() {
   cache.clear();
 }
 
+std::string pending_reason(std::uint64_t pending, std::uint64_t batch) {
+  if (pending == DeviceBuffer::kNeverWritten)
+    return "an output of a Batch that was destroyed before flush() or whose flush failed: it was never computed";
+  if (batch != 0 && pending != batch)
+    return "an output of another Batch, not yet flushed: flush that batch first";
+  return "an output of a Batch not yet flushed: call its flush() first";
+}
+
 DeviceBuffer::~DeviceBuffer() {
   if (buffer && device) state_of(*device).cache.give_back(std::move(buffer));
 }
@@ -159,6 +167,9 @@ HostTensor DeviceTensor::read() const {
   if (!buffer_) throw Error(ErrorKind::kInvalidArgument, "reading an empty DeviceTensor");
   HostTensor host{dtype_, shape_, {}};
   host.data.resize(tensor_bytes(dtype_, shape_));  // a view may cover a prefix of its buffer
+  if (const std::uint64_t pending = buffer_->pending_batch.load(); pending != 0)
+    throw Error(ErrorKind::kInvalidArgument, "reading a DeviceTensor " + std::string(dtype_name(dtype_)) + " " +
+                                                 shape_string(shape_) + ": " + runtime::pending_reason(pending, 0));
   if (host.data.empty()) return host;
   auto& state = runtime::state_of(*buffer_->device);
   std::lock_guard lock(state.mutex);
@@ -230,7 +241,7 @@ Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs) const 
 namespace runtime {
 
 EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs,
-                        const Attributes& tunables, std::unique_lock<std::mutex>& lock) {
+                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch) {
   const contract::Contract& contract = *k.contract;
   EncodedCall call;
 
@@ -289,6 +300,9 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                       " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
     } else if (tensor_buffer(*arg.device())->device.get() != k.device.get()) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
+    } else if (const std::uint64_t pending = tensor_buffer(*arg.device())->pending_batch.load();
+               pending != 0 && pending != batch) {
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": " + pending_reason(pending, batch));
     } else if (range && arg.device()->numel() > 0) {
       // A device-resident input with a valueRange (position ids) is checked too: the kernels index caches
       // with it, and an unchecked row would give a silently wrong answer. Its [min, max] is known from the
@@ -302,6 +316,11 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
         if (buffer.int_range && buffer.int_range->dtype == tensor.dtype()) known = buffer.int_range;
       }
       std::optional<HostTensor> values;
+      if (!known && buffer.pending_batch.load() != 0)  // an earlier call of this batch writes it
+        throw Error(ErrorKind::kInvalidArgument,
+                    "input " + name + ": an output of an earlier call of this Batch, not yet flushed, cannot be "
+                    "checked against its value range [" + std::to_string(range->min) + ", " +
+                    std::to_string(range->max) + "] before it is computed; flush() first");
       if (!known) {
         values = tensor.read();
         known = int_range(*values);
@@ -369,8 +388,20 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
         pinned.push_back(id);
       }
   }
-  call.bind_groups = cache.find_bind_groups(group_key);
-  if (!call.bind_groups) {
+  // This call's uniform values: does `set` hold them already?
+  auto uniforms_match = [&plan](const BindGroupSet& set) {
+    std::size_t at = 0;
+    bool same = true;
+    for (const auto& pass : plan.passes)
+      for (const auto& b : pass.bindings) {
+        if (b.binding->kind != contract::BindingKind::kUniform) continue;
+        same = same && at + b.uniform.size() <= set.written.size() &&
+               std::memcmp(set.written.data() + at, b.uniform.data(), b.uniform.size()) == 0;
+        at += b.uniform.size();
+      }
+    return same && at == set.written.size();
+  };
+  auto make_set = [&] {
     auto made = std::make_shared<BindGroupSet>();
     for (std::size_t p = 0; p < plan.passes.size(); ++p) {
       auto& uniforms = made->uniforms.emplace_back();
@@ -389,21 +420,20 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
       }
       made->groups.push_back(device.gpu.create_bind_group(*pipelines[p], entries));
     }
-    call.bind_groups = made;
-    cache.insert_bind_groups(std::move(group_key), std::move(made), program_ids, pinned);
+    return made;
+  };
+  call.bind_groups = cache.find_bind_groups(group_key);
+  if (!call.bind_groups) {
+    call.bind_groups = make_set();
+    cache.insert_bind_groups(std::move(group_key), call.bind_groups, program_ids, pinned);
+  } else if (call.bind_groups->batch_claims > 0 && !uniforms_match(*call.bind_groups)) {
+    // An unflushed batch's call uses this set with other uniform values, and its submit comes after any
+    // write made now: this call gets its own set, not cached.
+    call.bind_groups = make_set();
   }
   // This call's uniform values, written when they differ from what the set's buffers were last given.
   BindGroupSet& set = *call.bind_groups;
-  std::size_t at = 0;
-  bool same = true;
-  for (const auto& pass : plan.passes)
-    for (const auto& b : pass.bindings) {
-      if (b.binding->kind != contract::BindingKind::kUniform) continue;
-      same = same && at + b.uniform.size() <= set.written.size() &&
-             std::memcmp(set.written.data() + at, b.uniform.data(), b.uniform.size()) == 0;
-      at += b.uniform.size();
-    }
-  if (!same || at != set.written.size()) {
+  if (!uniforms_match(set)) {
     set.written.clear();
     for (std::size_t p = 0; p < plan.passes.size(); ++p) {
       std::size_t uniform = 0;
@@ -419,6 +449,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     if (w[0] == 0 || w[1] == 0 || w[2] == 0) continue;  // an empty tensor: nothing to run
     call.dispatches.push_back({pipelines[p], &call.bind_groups->groups[p], w[0], w[1], w[2]});
   }
+  if (batch != 0) ++set.batch_claims;  // released by the batch (flush_batch, drop_batch)
   return call;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Internal state behind the public handles of include/wgk/kernel.h, and the call path shared by
 // Kernel::call and the timed calls of src/runtime/timing.h.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,8 +46,16 @@ struct DeviceBuffer {
   /// contents never change after the call or upload that made it (outputs always get fresh buffers).
   std::optional<IntRange> int_range;
   std::mutex int_range_mutex;
+  /// 0 once the buffer's contents exist; else the serial of the unflushed Batch whose call writes it, or
+  /// kNeverWritten when that batch was dropped (destroyed unflushed, or its flush failed).
+  std::atomic<std::uint64_t> pending_batch{0};
+  static constexpr std::uint64_t kNeverWritten = ~std::uint64_t{0};
   ~DeviceBuffer();
 };
+
+/// Why a tensor whose buffer has `pending` (DeviceBuffer::pending_batch, non-zero) cannot be used by a
+/// read or by a call outside batch `batch` (0: not recording): the text after "input x: " or "read: ".
+std::string pending_reason(std::uint64_t pending, std::uint64_t batch);
 
 struct KernelState {
   std::shared_ptr<const store::Package> package;
@@ -75,8 +84,36 @@ struct EncodedCall {
 /// `lock` is a deferred lock on the kernel's device mutex: encode_call takes it once the host-side
 /// checks pass and returns with it held, so the caller submits before anyone else uses the device.
 /// Throws like Kernel::call.
+/// `batch`: the serial of the Batch recording the call (BatchState::serial), 0 for a call submitted at
+/// once. It may take outputs of that batch's earlier calls as inputs (pending_batch == batch), and the
+/// bind-group set it uses is claimed (BindGroupSet::batch_claims) until the batch releases it.
 EncodedCall encode_call(KernelState& kernel, const Inputs& inputs, const Attributes& attrs,
-                        const Attributes& tunables, std::unique_lock<std::mutex>& lock);
+                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch = 0);
+
+/// A Batch's recorded calls (include/wgk/kernel.h). `mutex` serializes record and flush and is taken
+/// before the device mutex, never after. Everything below `mutex` is used under it; `calls` and
+/// `buffers` are also released under the device mutex (they may hold the last reference to Dawn objects).
+struct BatchState {
+  BatchState();
+  std::uint64_t serial = 0;  ///< unique in the process, never 0 or DeviceBuffer::kNeverWritten
+  std::mutex mutex;
+  struct Held {
+    std::vector<std::shared_ptr<Program>> programs;  ///< the dispatches' pipelines
+    std::shared_ptr<BindGroupSet> bind_groups;       ///< claimed (batch_claims) until released
+  };
+  std::vector<Held> calls;                             ///< per recorded call
+  std::vector<gpu::Dispatch> dispatches;               ///< every call's passes, in record order
+  std::vector<std::shared_ptr<DeviceBuffer>> buffers;  ///< every input and output buffer of the calls
+  std::vector<std::shared_ptr<DeviceBuffer>> outputs;  ///< pending_batch == serial until flushed or dropped
+};
+
+/// Submits what `batch` recorded in one command buffer, every dispatch in one compute pass (gpu::Layout::
+/// kOnePass; with `timestamps`: that pass's begin and end), marks its outputs written (or never written, when the submit
+/// throws, rethrown), and releases the claims and references. Caller holds batch.mutex, not the device
+/// mutex. Returns false, doing nothing, when nothing is recorded.
+bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps);
+/// Drops what `batch` recorded: its outputs are marked never written. Caller holds the device mutex.
+void drop_batch(BatchState& batch);
 
 }  // namespace wgk::runtime
 
@@ -88,6 +125,7 @@ struct Device::State final : runtime::DeviceState {
 };
 struct Kernel::State final : runtime::KernelState {};
 struct DeviceTensor::Buffer final : runtime::DeviceBuffer {};
+struct Batch::State final : runtime::BatchState {};
 
 /// The library's access to the private members of the public handles (their friend). Tools and tests use
 /// wgk/introspect.h instead.
@@ -102,12 +140,14 @@ struct detail::Access {
   }
   static runtime::DeviceState& state(const Device& device) { return *device.state_; }
   static runtime::KernelState& state(const Kernel& kernel) { return *kernel.state_; }
+  static runtime::BatchState& state(const Batch& batch) { return *batch.state_; }
   static const std::shared_ptr<DeviceTensor::Buffer>& buffer(const DeviceTensor& tensor) { return tensor.buffer_; }
 };
 
 namespace runtime {
 inline DeviceState& state_of(const Device& device) { return detail::Access::state(device); }
 inline KernelState& state_of(const Kernel& kernel) { return detail::Access::state(kernel); }
+inline BatchState& state_of_batch(const Batch& batch) { return detail::Access::state(batch); }
 /// Null for a default-constructed DeviceTensor.
 inline const std::shared_ptr<DeviceTensor::Buffer>& tensor_buffer(const DeviceTensor& tensor) {
   return detail::Access::buffer(tensor);

@@ -83,3 +83,58 @@ TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attribute
 }
 
 }  // namespace wgk::introspect
+
+namespace wgk::introspect {
+
+std::uint64_t timed_flush(Batch& batch) {
+  using namespace runtime;
+  BatchState& b = state_of_batch(batch);
+  DeviceState& device = state_of(*batch.device());
+  std::lock_guard batch_lock(b.mutex);
+  if (b.dispatches.empty())
+    throw Error(ErrorKind::kInvalidArgument, "timed_flush: the batch has no pass to run (" +
+                                                 std::to_string(b.calls.size()) + " calls recorded)");
+  gpu::TimestampQuery query;
+  {
+    std::lock_guard lock(device.mutex);
+    query = device.gpu.create_timestamp_query(1);
+  }
+  flush_batch(b, device, &query);
+  std::lock_guard lock(device.mutex);
+  const std::vector<std::uint64_t> t = device.gpu.read_timestamps(query);
+  return t[1] >= t[0] ? t[1] - t[0] : 0;
+}
+
+std::uint64_t time_submits(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int calls, bool batched,
+                           const Attributes& tunables) {
+  using namespace runtime;
+  if (calls < 1) throw Error(ErrorKind::kInvalidArgument, "time_submits: calls " + std::to_string(calls) + " < 1");
+  for (const auto& [name, arg] : inputs)
+    if (!arg.device())
+      throw Error(ErrorKind::kInvalidArgument, "time_submits: input " + name + " is host data; upload it (DeviceTensor::upload)");
+  if (batched) {
+    Batch batch(kernel.device());
+    for (int c = 0; c < calls; ++c) batch.record(kernel, inputs, attrs, tunables);
+    return timed_flush(batch);
+  }
+  DeviceState& device = state_of(*kernel.device());
+  gpu::TimestampQuery first, last;
+  {
+    std::lock_guard lock(device.mutex);
+    first = device.gpu.create_timestamp_query(1);
+    last = device.gpu.create_timestamp_query(1);
+  }
+  for (int c = 0; c < calls; ++c) {
+    std::unique_lock<std::mutex> lock(device.mutex, std::defer_lock);
+    EncodedCall call = encode_call(state_of(kernel), inputs, attrs, tunables, lock);
+    if (call.dispatches.empty()) throw Error(ErrorKind::kInvalidArgument, "time_submits: the call has no pass to run");
+    gpu::TimestampQuery* query = c == 0 ? &first : c == calls - 1 ? &last : nullptr;
+    device.gpu.submit(call.dispatches, query, /*validate=*/false, gpu::Layout::kPassEachSpan);
+  }
+  std::lock_guard lock(device.mutex);
+  const std::vector<std::uint64_t> a = device.gpu.read_timestamps(first);
+  const std::vector<std::uint64_t> b = device.gpu.read_timestamps(calls == 1 ? first : last);
+  return b[1] >= a[0] ? b[1] - a[0] : 0;
+}
+
+}  // namespace wgk::introspect

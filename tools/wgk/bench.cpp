@@ -1,7 +1,12 @@
 // wgk bench [id ...] [--package DIR] [--filter S] [--json FILE] [--csv FILE] [--plot FILE.svg]
-//           [--warmup N] [--iterations N] [--rounds N] [--spin-up-ms N] [--tunable NAME=VALUE ...]: runs the packages' bench.json cases with device-resident
+//           [--warmup N] [--iterations N] [--rounds N] [--spin-up-ms N] [--tunable NAME=VALUE ...] [--batch N]:
+// runs the packages' bench.json cases with device-resident
 // inputs and reports GPU time (timestamp queries, median), bytes moved, effective bandwidth, and its
-// ratio to a same-run WGSL vec4 copy of the same bytes; plus an empty dispatch's GPU time.
+// ratio to a same-run WGSL vec4 copy of the same bytes; plus an empty dispatch's GPU time. With --batch N,
+// decode cases also time N calls back to back: in one submit (wgk::Batch) and in N submits, GPU time of
+// the whole (timestamps at the first pass's begin and the last pass's end) and host time per call.
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -29,6 +34,7 @@ struct Options {
   int warmup = 5, iterations = 50;
   int rounds = 3;  ///< each case and its copy baseline timed this many times, interleaved; minimum kept
   int spin_up_ms = 1000;  ///< GPU load before each case, so it is timed at sustained-load clocks
+  int batch = 0;  ///< --batch N: decode cases also timed N calls per submit (0: not)
   std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case, as given
   Attributes overrides;               ///< the same parsed
 };
@@ -46,6 +52,45 @@ Inputs upload_inputs(const std::map<std::string, HostTensor, std::less<>>& host,
     inputs.emplace(name, DeviceTensor::upload(words, device));
   }
   return inputs;
+}
+
+// Host time per call of `calls` calls made back to back, each its own submit (`batched` false) or recorded
+// into one Batch and flushed: the fastest of `repeats` runs, the GPU drained before each (not timed).
+double host_ns_per_call(const Kernel& kernel, const Inputs& inputs, const BenchCase& c, int calls, bool batched,
+                        int repeats) {
+  using Clock = std::chrono::steady_clock;
+  double best = 0;
+  for (int r = 0; r < repeats; ++r) {
+    wait_idle(kernel.device());
+    const auto start = Clock::now();
+    if (batched) {
+      Batch batch(kernel.device());
+      for (int i = 0; i < calls; ++i) batch.record(kernel, inputs, c.attrs, c.tunables);
+      batch.flush();
+    } else {
+      for (int i = 0; i < calls; ++i) kernel.call(inputs, c.attrs, c.tunables, nullptr);
+    }
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count() / calls;
+    if (r == 0 || ns < best) best = ns;
+  }
+  wait_idle(kernel.device());
+  return best;
+}
+
+// --batch N of a decode case: GPU spans of N calls in one submit and in N submits, host time per call of
+// each; the fastest of `rounds`.
+void bench_batch(const Kernel& kernel, const Inputs& inputs, const BenchCase& c, const Options& o, BenchRow& row) {
+  row.batch = o.batch;
+  introspect::time_submits(kernel, inputs, c.attrs, o.batch, true, c.tunables);  // warm-up: untimed
+  for (int r = 0; r < o.rounds; ++r) {
+    const double one = static_cast<double>(introspect::time_submits(kernel, inputs, c.attrs, o.batch, true, c.tunables));
+    const double many = static_cast<double>(introspect::time_submits(kernel, inputs, c.attrs, o.batch, false, c.tunables));
+    if (r == 0 || one < row.batch_gpu_ns) row.batch_gpu_ns = one;
+    if (r == 0 || many < row.submits_gpu_ns) row.submits_gpu_ns = many;
+  }
+  const int repeats = std::max(3, o.iterations / 5);
+  row.host_call_ns = host_ns_per_call(kernel, inputs, c, o.batch, false, repeats);
+  row.host_batched_ns = host_ns_per_call(kernel, inputs, c, o.batch, true, repeats);
 }
 
 void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
@@ -97,12 +142,19 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
       row.gpu_ns = best;
       row.copy_ns = best_copy;
       row.iterations = o.iterations;
+      if (o.batch > 0 && std::find(c.tags.begin(), c.tags.end(), "decode") != c.tags.end())
+        bench_batch(kernel, inputs, c, o, row);
     } catch (const Error& e) {
       row.error = e.what();
     }
     run.rows.push_back(row);
     std::cerr << "  " << c.name << (row.error.empty() ? " [" + row.variant + "] " + std::to_string(row.gpu_ns / 1e3) + " us"
                                                       : " skipped: " + row.error)
+              << (row.error.empty() && row.batch > 0
+                      ? "; " + std::to_string(row.batch) + " calls: " + std::to_string(row.batch_gpu_ns / 1e3) +
+                            " us in one submit, " + std::to_string(row.submits_gpu_ns / 1e3) + " us in " +
+                            std::to_string(row.batch) + " submits"
+                      : "")
               << "\n";
   }
 }
@@ -123,6 +175,10 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
       ->check(CLI::Range(1, 100));
   sub.add_option("--spin-up-ms", o->spin_up_ms, "milliseconds of copies before each case, to time at sustained-load clocks (default 1000)")
       ->check(CLI::Range(0, 60000));
+  sub.add_option("--batch", o->batch,
+                 "N: decode cases also time N calls back to back, in one submit (wgk::Batch) and in N submits "
+                 "(GPU span and host time per call)")
+      ->check(CLI::Range(1, 100000));
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {
     auto device = Device::default_device();
@@ -158,6 +214,10 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     int failed = 0;
     for (const auto& r : run.rows) failed += !r.error.empty();
     std::cout << run.rows.size() - failed << " ran, " << failed << " skipped\n";
+    if (o->batch > 0 && std::none_of(run.rows.begin(), run.rows.end(), [](const BenchRow& r) { return r.batch > 0; })) {
+      std::cerr << "wgk bench: --batch " << o->batch << ": no decode case ran (cases tagged \"decode\" are batched)\n";
+      return 1;
+    }
     if (run.rows.size() == static_cast<std::size_t>(failed)) {
       std::cerr << "wgk bench: no case ran" << (run.rows.empty() ? " (no case matches --filter)" : "") << "\n";
       return 1;

@@ -107,6 +107,12 @@ void spin_up(const std::shared_ptr<Device>& device, int ms) {
   }
 }
 
+void wait_idle(const std::shared_ptr<Device>& device) {
+  auto& state = introspect::state(*device);
+  std::lock_guard lock(state.mutex);
+  state.gpu.wait();
+}
+
 double reported_ns(const introspect::Timing& timing) {
   const double median = static_cast<double>(timing.median_ns());
   if (median > 0 && static_cast<double>(timing.resolution_ns) * 100 <= median) return median;

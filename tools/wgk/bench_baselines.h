@@ -24,6 +24,9 @@ introspect::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, in
 /// Throws wgk::Error (kGpu) from the device.
 void spin_up(const std::shared_ptr<Device>& device, int ms);
 
+/// Waits until the device has run everything submitted (not timed by the callers).
+void wait_idle(const std::shared_ptr<Device>& device);
+
 /// The duration to report: the median of per-call timestamps when the timer resolves it to 1% (resolution
 /// at most a hundredth of the median), else the batch mean (first begin to last end over the calls).
 double reported_ns(const introspect::Timing& timing);

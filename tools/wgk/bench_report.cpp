@@ -46,6 +46,22 @@ void print_table(std::ostream& out, const BenchRun& run) {
         << r.copy_gbps() << std::setw(8) << r.pct_of_copy() << std::setprecision(2) << std::setw(9) << r.x_empty()
         << "\n";
   }
+  bool batched = false;
+  for (const auto& r : run.rows) batched = batched || (r.error.empty() && r.batch > 0);
+  if (!batched) return;
+  out << "\nbatched calls (N calls back to back; kernel_us: one call's kernel-only time, as above):\n"
+      << std::left << std::setw(32) << "kernel" << std::setw(46) << "case" << std::right << std::setw(5) << "N"
+      << std::setw(11) << "kernel_us" << std::setw(12) << "N*kernel" << std::setw(12) << "1submit_us" << std::setw(9)
+      << "xKernels" << std::setw(13) << "Nsubmits_us" << std::setw(14) << "host_us/call" << std::setw(17)
+      << "batched_us/call" << "\n";
+  for (const auto& r : run.rows) {
+    if (!r.error.empty() || r.batch == 0) continue;
+    out << std::left << std::setw(32) << short_kernel(r.kernel) << std::setw(46) << r.name << std::right << std::setw(5)
+        << r.batch << std::setprecision(2) << std::setw(11) << r.gpu_ns / 1e3 << std::setw(12) << r.batch * r.gpu_ns / 1e3
+        << std::setw(12) << r.batch_gpu_ns / 1e3 << std::setw(9) << r.batch_x_kernels() << std::setw(13)
+        << r.submits_gpu_ns / 1e3 << std::setw(14) << r.host_call_ns / 1e3 << std::setw(17) << r.host_batched_ns / 1e3
+        << "\n";
+  }
 }
 
 void write_json(const std::string& path, const BenchRun& run) {
@@ -68,6 +84,13 @@ void write_json(const std::string& path, const BenchRun& run) {
                 {"copy_gbps", r.copy_gbps()},
                 {"pct_of_copy", r.pct_of_copy()},
                 {"x_empty_dispatch", r.x_empty()}});
+      if (r.batch > 0)
+        j["batch"] = {{"calls", r.batch},
+                      {"one_submit_gpu_ns", r.batch_gpu_ns},
+                      {"submits_gpu_ns", r.submits_gpu_ns},
+                      {"x_kernel_only", r.batch_x_kernels()},
+                      {"host_ns_per_call", r.host_call_ns},
+                      {"host_ns_per_batched_call", r.host_batched_ns}};
     }
     rows.push_back(std::move(j));
   }

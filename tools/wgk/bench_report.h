@@ -19,6 +19,14 @@ struct BenchRow {
   std::uint64_t resolution_ns = 0;
   int iterations = 0;
   double copy_ns = 0;                ///< same-run copy of x_bytes
+  /// `--batch N` (decode cases): N calls back to back, in one submit (a Batch) and in N submits.
+  int batch = 0;                     ///< N; 0: not measured
+  double batch_gpu_ns = 0;           ///< GPU time of the one submit: first pass's begin to last pass's end
+  double submits_gpu_ns = 0;         ///< the same span over N submits (Kernel::call each)
+  double host_call_ns = 0;           ///< host time per call, N calls each its own submit
+  double host_batched_ns = 0;        ///< host time per call, N calls recorded + one flush
+  /// GPU time of the one submit against N times the kernel-only time of one call (gpu_ns).
+  double batch_x_kernels() const { return gpu_ns > 0 && batch > 0 ? batch_gpu_ns / (batch * gpu_ns) : 0; }
   double empty_ns = 0;               ///< same-run empty dispatch
   double gbps() const { return gpu_ns > 0 ? static_cast<double>(bytes) / gpu_ns : 0; }
   double copy_gbps() const { return copy_ns > 0 ? 2.0 * static_cast<double>(x_bytes) / copy_ns : 0; }

@@ -1,0 +1,108 @@
+// Batch: kernel calls recorded through encode_call and submitted in one command buffer (kernel.h).
+#include <atomic>
+#include <exception>
+
+#include "runtime/state.h"
+#include "wgk/error.h"
+#include "wgk/kernel.h"
+
+namespace wgk {
+namespace runtime {
+namespace {
+
+std::uint64_t next_batch_serial() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+// Releases the claims and references of what `batch` recorded. Caller holds the device mutex (the
+// references may be the last ones to Dawn objects).
+void release(BatchState& batch) {
+  for (auto& held : batch.calls)
+    if (held.bind_groups && held.bind_groups->batch_claims > 0) --held.bind_groups->batch_claims;
+  batch.calls.clear();
+  batch.dispatches.clear();
+  batch.buffers.clear();
+  batch.outputs.clear();
+}
+
+}  // namespace
+
+BatchState::BatchState() : serial(next_batch_serial()) {}
+
+bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps) {
+  if (batch.calls.empty()) return false;
+  std::lock_guard lock(device.mutex);
+  std::exception_ptr failure;
+  try {
+    // Validated: a Dawn error in this command buffer is reported by this flush, not by a later call.
+    if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Layout::kOnePass);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const std::uint64_t state = failure ? DeviceBuffer::kNeverWritten : 0;
+  for (const auto& out : batch.outputs) out->pending_batch.store(state);
+  release(batch);
+  if (failure) std::rethrow_exception(failure);
+  return true;
+}
+
+void drop_batch(BatchState& batch) {
+  for (const auto& out : batch.outputs) out->pending_batch.store(DeviceBuffer::kNeverWritten);
+  release(batch);
+}
+
+}  // namespace runtime
+
+Batch::Batch(std::shared_ptr<Device> device)
+    : state_(std::make_unique<State>()), device_(device ? std::move(device) : Device::default_device()) {}
+
+Batch::~Batch() {
+  if (!state_ || state_->calls.empty()) return;
+  std::lock_guard lock(runtime::state_of(*device_).mutex);
+  runtime::drop_batch(*state_);
+}
+
+Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
+                      CallInfo* info) {
+  runtime::KernelState& k = runtime::state_of(kernel);
+  if (k.device.get() != device_.get())
+    throw Error(ErrorKind::kInvalidArgument, "Batch::record: kernel " + k.package->id +
+                                                 " is bound to another device than the batch (" +
+                                                 k.device->description() + ", batch: " + device_->description() + ")");
+  runtime::BatchState& b = *state_;
+  std::lock_guard batch_lock(b.mutex);
+  std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
+  runtime::EncodedCall call = runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial);
+  // Under the device mutex from here: nothing another thread does can see this call's objects yet.
+  if (info) {
+    info->variant = call.plan->variant->id;
+    info->plan_cached = call.plan_cached;
+  }
+  b.calls.push_back({std::move(call.programs), call.bind_groups});
+  b.dispatches.insert(b.dispatches.end(), call.dispatches.begin(), call.dispatches.end());
+  for (auto& uploaded : call.inputs) b.buffers.push_back(std::move(uploaded));
+  for (const auto& [name, arg] : inputs)
+    if (const DeviceTensor* dt = arg.device()) b.buffers.push_back(runtime::tensor_buffer(*dt));
+  for (const auto& [name, out] : call.outputs) {
+    const auto& buffer = runtime::tensor_buffer(out);
+    buffer->pending_batch.store(b.serial);
+    b.buffers.push_back(buffer);
+    b.outputs.push_back(buffer);
+  }
+  return std::move(call.outputs);
+}
+
+void Batch::flush() {
+  std::lock_guard batch_lock(state_->mutex);
+  runtime::flush_batch(*state_, runtime::state_of(*device_), nullptr);
+}
+
+std::size_t Batch::size() const {
+  std::lock_guard batch_lock(state_->mutex);
+  return state_->calls.size();
+}
+
+const std::shared_ptr<Device>& Batch::device() const { return device_; }
+
+}  // namespace wgk
