@@ -16,6 +16,13 @@
 //
 // Thread safety: a Device, and the Kernels, DeviceTensors and Batches made on it, may be used from
 // several threads; calls on one Device are serialized by the Device (one queue), so they never overlap.
+// Except on the OpenGL ES backend (WGK_BACKEND=opengles): its EGL context belongs to the thread that
+// created the Device, and a call from another thread (call_async too) loses the device ("eglCreateSync
+// failed with EGL_BAD_MATCH"); use such a Device from that thread only.
+//
+// Host inputs are borrowed for the call only: an Inputs map built from temporary HostTensors and used
+// after the full expression that built it reads freed memory. Keep the HostTensors alive, or build the
+// map inside the call expression.
 #include <cstdint>
 #include <future>
 #include <map>

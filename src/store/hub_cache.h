@@ -1,6 +1,6 @@
 #pragma once
 // Reading the Hugging Face Hub cache as the official clients write it (huggingface_hub
-// file_download.py, @huggingface/hub, hub-docs local-cache.md; ../shared/docs/hub.md sections 2 and 9.2):
+// file_download.py, @huggingface/hub, hub-docs local-cache.md; docs/hub.md):
 //
 //   <root>/kernels--<org>--<name>/        (repo type "kernel", huggingface_hub >= 1.10), or models--<org>--<name>/
 //     blobs/<etag>                        git blob sha1 (40 hex) or, for LFS files, sha256 (64 hex) of the bytes

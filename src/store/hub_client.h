@@ -1,6 +1,6 @@
 #pragma once
 // Fetching kernel packages from the Hugging Face Hub into the official cache layout (libcurl;
-// ../shared/docs/hub.md sections 2.2, 2.3, 3 and 9.3). The bytes land exactly where and how
+// docs/hub.md). The bytes land exactly where and how
 // huggingface_hub writes them (blobs/<etag>, relative symlinks, refs without newline, trees/<commit>.json,
 // .locks/, CACHEDIR.TAG; copies when symlinks are off), so Python, @huggingface/hub and this store share
 // one cache. Unlike the official clients, every byte is checked against its blob id (git sha1, or sha256

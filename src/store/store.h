@@ -1,6 +1,6 @@
 #pragma once
 // Package lookup: id + version line, Hub commit or content pin -> verified package bytes
-// (docs/design.md; the Hub side: docs/hub.md, ../shared/docs/hub.md sections 2, 4 and 9).
+// (docs/design.md; the Hub side: docs/hub.md).
 //
 // A package is a folder: README.md (the card) and build/webgpu/{manifest.json, metadata.json,
 // test.json, bench.json, *.wgsl.jinja}. metadata.json lists every other file with its sha256; a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A loopback stand-in for the Hugging Face Hub, backed by real git repositories (tests only).
 
-Speaks the part of the Hub protocol the clients use (../shared/docs/hub.md section 3): refs, revision,
+Speaks the part of the Hub protocol the clients use (docs/hub.md): refs, revision,
 tree (paginated with Link: rel="next"), paths-info, resolve (GET/HEAD, Range) with X-Repo-Commit, ETag,
 X-Linked-Etag/X-Linked-Size, a 302 to a second loopback origin (127.0.0.2, the "CDN") for LFS-style
 files, and X-Error-Code. Commit, tree and blob ids are git's own (git rev-parse, ls-tree, cat-file).

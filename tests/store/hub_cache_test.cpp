@@ -1,5 +1,5 @@
 // Reading Hub caches made by hand in the official layout (hub-docs local-cache.md, huggingface_hub
-// file_download.py; ../shared/docs/hub.md 2.2): blobs named by `git hash-object` (git's own ids, run as a
+// file_download.py; docs/hub.md): blobs named by `git hash-object` (git's own ids, run as a
 // process), relative links "../../blobs/<id>" with one "../" per folder level, refs/v1 = the commit
 // with no newline. Intact caches load (links or copies, kernels-- or models--, other repo files
 // ignored, a snapshot without the card); hostile or corrupt ones are refused with the file named;
