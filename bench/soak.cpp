@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <malloc.h>
 #include <unistd.h>
 #include <vector>
 
@@ -50,10 +51,12 @@ wgk::HostTensor positions(std::int64_t tokens) {
 
 void report(const char* pattern, int calls, double rss_start, const std::shared_ptr<wgk::Device>& device) {
   const wgk::CacheStats s = device->cache_stats();
-  std::printf("%-7s calls %6d  RSS %8.1f MiB (%+7.1f)  cached %7.2f / %.0f MiB  plans %5zu  programs %3zu  "
+  const struct mallinfo2 heap = mallinfo2();  // glibc: bytes in use in malloc's arenas, and their total
+  std::printf("%-7s calls %6d  RSS %8.1f MiB (%+7.1f)  heap %7.1f of %7.1f MiB  cached %7.2f / %.0f MiB  plans %5zu  programs %3zu  "
               "bind groups %5zu  pooled %4zu (%6.2f MiB)  buffers alive %5zu (%7.2f MiB)  made: plans %6llu renders %3llu "
               "compilations %3llu  evictions %llu\n",
-              pattern, calls, rss_mib(), rss_mib() - rss_start, static_cast<double>(s.cached_bytes) / (1 << 20),
+              pattern, calls, rss_mib(), rss_mib() - rss_start, static_cast<double>(heap.uordblks) / (1 << 20),
+              static_cast<double>(heap.arena + heap.hblkhd) / (1 << 20), static_cast<double>(s.cached_bytes) / (1 << 20),
               static_cast<double>(s.budget_bytes) / (1 << 20), s.plans.entries, s.programs.entries, s.bind_groups.entries,
               s.pooled_buffers.entries, static_cast<double>(s.pooled_buffers.bytes) / (1 << 20), s.buffers_alive,
               static_cast<double>(s.buffer_bytes_alive) / (1 << 20), static_cast<unsigned long long>(s.plans_made),
