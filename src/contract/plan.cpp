@@ -643,7 +643,7 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
     r.input = in.name;
     r.min = std::numeric_limits<std::int64_t>::min();
     r.max = std::numeric_limits<std::int64_t>::max();
-    auto bound = [&](const std::optional<Expression>& e, std::int64_t& out, std::string& text) {
+    auto bound = [&](const std::optional<Expression>& e, std::int64_t& out, std::string_view& text) {
       if (!e) return;
       const Value v = e->evaluate(state);
       auto iv = integral(v);

@@ -105,7 +105,9 @@ struct PlannedOutput {
 struct ValueRange {
   std::string input;
   std::int64_t min = 0, max = 0;
-  std::string min_text, max_text;  ///< the bound expressions, for the runtime's error messages
+  /// The bound expressions' texts, for the runtime's error messages (views into the contract, which a
+  /// plan's user keeps alive).
+  std::string_view min_text, max_text;
 };
 
 struct Plan {

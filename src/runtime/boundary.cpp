@@ -27,7 +27,7 @@ void check_range_element(std::string_view input, std::int64_t index, std::int64_
     throw Error(ErrorKind::kInvalidArgument,
                 "input " + std::string(input) + "[" + std::to_string(index) + "] = " + std::to_string(value) +
                     " is out of range: it must lie in [" + std::to_string(range.min) + ", " +
-                    std::to_string(range.max) + "] (" + range.min_text + " .. " + range.max_text + ")");
+                    std::to_string(range.max) + "] (" + std::string(range.min_text) + " .. " + std::string(range.max_text) + ")");
 }
 
 }  // namespace

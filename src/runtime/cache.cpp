@@ -106,7 +106,7 @@ void DeviceCache::enforce_budget() {
 
 std::shared_ptr<CachedPlan> DeviceCache::find_plan(std::string_view key, std::vector<std::shared_ptr<Program>>* programs) {
   std::lock_guard lock(mutex_);
-  auto it = index_[kPlan].find(std::string(key));
+  auto it = index_[kPlan].find(key);
   if (it == index_[kPlan].end()) return nullptr;
   std::shared_ptr<CachedPlan> plan = it->second->plan;
   programs->clear();

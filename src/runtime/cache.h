@@ -154,7 +154,8 @@ class DeviceCache {
   std::mutex mutex_;
   const std::uint64_t budget_;
   Lru lru_;  ///< front: most recently used
-  std::unordered_map<std::string, Lru::iterator> index_[3];  ///< kPlan, kProgram, kBindGroup by key
+  /// kPlan, kProgram, kBindGroup by key: views of the keys in the LRU's entries (list nodes do not move).
+  std::unordered_map<std::string_view, Lru::iterator> index_[3];
   std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;  ///< free buffers by allocation size
   std::unordered_map<std::uint64_t, std::unordered_set<std::string>> pinned_by_;  ///< token -> bind group keys
   std::uint64_t bytes_[kKinds] = {};
