@@ -206,7 +206,7 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
   const std::string prefix = state->serial_prefix();
-  // Programs are cached by this kernel's serial and what the template reads (PlannedPass::program_key).
+  // Programs are cached by this kernel's serial and what the template reads (contract::ProgramText::key).
   auto programs = [&cache, prefix](std::string key, const std::string& label,
                                    const std::function<std::string()>& render) {
     return cache.program(prefix, key, label, render)->text;
@@ -257,7 +257,6 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   call.cached = cache.find_plan(key, &call.programs);
   call.plan_cached = call.cached != nullptr;
   if (!call.cached) {
-    std::string stored_key = key;  // `key` is thread_local scratch; plan() may use it again
     auto planned = std::make_shared<CachedPlan>();
     planned->contract = k.contract;
     planned->plan = k.planner->plan(signature);  // renders through the cache's programs (make_kernel_state)
@@ -267,7 +266,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
       call.programs.push_back(cache.program(k.serial_prefix(), pass.program, label));
       planned->programs.push_back(call.programs.back());
     }
-    call.cached = cache.insert_plan(std::move(stored_key), std::move(planned));
+    call.cached = cache.insert_plan(std::move(key), std::move(planned));  // `key` is scratch: assigned anew each call
   }
   call.plan = call.cached->plan;
   const contract::Plan& plan = *call.plan;
