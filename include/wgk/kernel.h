@@ -51,7 +51,9 @@ struct DeviceOptions {
   /// pooled storage buffers), least recently used evicted first. Tensors that callers hold are not
   /// counted and never evicted. The default, 64 MiB, holds some 20,000 plans, or the pooled buffers of
   /// one 1x32x4096x128 float32 prefill; a budget of 0 caches nothing (every call plans, renders and
-  /// compiles again). On a CPU adapter (lavapipe) pooled buffers are host memory.
+  /// compiles again). A budget under one compiled pipeline (about 0.5 MiB) keeps none: every call
+  /// compiles (milliseconds), and each pending call of a Batch holds its own pipeline until the flush.
+  /// On a CPU adapter (lavapipe) pooled buffers are host memory.
   std::uint64_t cache_budget_bytes = std::uint64_t{64} << 20;
 };
 
@@ -253,6 +255,10 @@ class Batch {
   void flush();
   /// Calls recorded since the last flush.
   std::size_t size() const;
+  /// The most calls one batch holds before a flush: record() past it throws kInvalidArgument ("flush()
+  /// first"). Each pending call keeps its bind groups alive, and a driver's descriptor pools run out near
+  /// 62,000 of them (lavapipe crashed there, a tester's finding).
+  static constexpr std::size_t kMaxCalls = 16384;
   const std::shared_ptr<Device>& device() const;
 
   /// The recorded calls: defined inside the library, opaque here.

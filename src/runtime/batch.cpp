@@ -72,6 +72,9 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
                                                  k.device->description() + ", batch: " + device_->description() + ")");
   runtime::BatchState& b = *state_;
   std::lock_guard batch_lock(b.mutex);
+  if (b.calls.size() >= kMaxCalls)
+    throw Error(ErrorKind::kInvalidArgument, "Batch::record: the batch holds " + std::to_string(b.calls.size()) +
+                                                 " calls, the most one batch holds (Batch::kMaxCalls); flush() first");
   std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
   runtime::EncodedCall call = runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial);
   // Under the device mutex from here: nothing another thread does can see this call's objects yet.

@@ -151,6 +151,27 @@ TEST(Batch, AnEmptyFlushDoesNothing) {
   EXPECT_THROW(introspect::timed_flush(batch), Error);  // nothing to time: refused, not a zero
 }
 
+TEST(Batch, ABatchRefusesCallsPastItsLimitAndRecordsAgainAfterAFlush) {
+  // A tester's finding: some 62,000 pending calls crashed inside lavapipe (descriptor pools); a batch now
+  // holds at most Batch::kMaxCalls, and the next record says to flush.
+  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  const Kernel k = get_kernel(kMsId, {.version = 1}, device);
+  const auto x = DeviceTensor::upload(f32({1, 1, 1, 8}), device), c = DeviceTensor::upload(f32({4, 4}), device);
+  const auto off = DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1}, std::vector<std::uint32_t>{0}), device);
+  const Inputs in{{"x", x}, {"cos", c}, {"sin", c}, {"positionIds", off}};
+  Batch batch(device);
+  for (std::size_t i = 0; i < Batch::kMaxCalls; ++i) batch.record(k, in);
+  expect_has(error_of([&] { batch.record(k, in); }), {"Batch::kMaxCalls", "flush() first"});
+  EXPECT_EQ(batch.size(), Batch::kMaxCalls);
+  batch.flush();
+  Outputs last = batch.record(k, in);
+  batch.flush();
+  const HostTensor xs = f32({1, 1, 1, 8}), cs = f32({4, 4});
+  const HostTensor offset = i64({1}, {0});
+  const auto cmp = reference::compare(last.at("y").read(), reference::rotary_embedding_ms(xs, offset, cs, cs, {}), kF32);
+  EXPECT_TRUE(cmp.ok()) << cmp.summary();
+}
+
 TEST(Batch, EmptyTensorCallsAndATimedFlush) {
   // A call with sequence 0 has no pass to run: recorded, its empty output is readable after the flush only.
   const Rotary in;

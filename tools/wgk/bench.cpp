@@ -178,7 +178,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   sub.add_option("--batch", o->batch,
                  "N: decode cases also time N calls back to back, in one submit (wgk::Batch) and in N submits "
                  "(GPU span and host time per call)")
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, static_cast<int>(Batch::kMaxCalls)));
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {
     auto device = Device::default_device();

@@ -169,9 +169,12 @@ Case case_from_folder(const std::filesystem::path& folder) {
   }
   Case c;
   c.name = folder.filename().string();
+  try {  // a key missing or of the wrong type: an error naming the file, not an escaped json exception
   c.kernel = j.value("kernel", "");
   c.why = j.value("oracle", "");
   for (const auto& [name, file] : j.at("inputs").items()) c.inputs[name] = io::read_npy(folder / file.get<std::string>());
+  if (j.contains("attributes") && !j["attributes"].is_object())
+    throw Error(ErrorKind::kInvalidArgument, "\"attributes\" must be an object of name: value");
   const nlohmann::json attributes = j.value("attributes", nlohmann::json::object());
   for (const auto& [name, value] : attributes.items())
     c.attrs[name] = attribute_from_json(value, c.name + ".attributes." + name);
@@ -189,6 +192,12 @@ Case case_from_folder(const std::filesystem::path& folder) {
   const nlohmann::json tunables = j.value("tunables", nlohmann::json::object());
   for (const auto& [name, value] : tunables.items())
     c.tunables[name] = attribute_from_json(value, c.name + ".tunables." + name);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::kInvalidArgument, (folder / "case.json").string() + ": " + e.what() +
+                                                 " (case folders: docs/testing.md)");
+  } catch (const Error& e) {
+    throw Error(e.kind(), (folder / "case.json").string() + ": " + e.what());
+  }
   return c;
 }
 

@@ -69,13 +69,16 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
   return [cache, list, verify]() -> int {
     const bool check = verify->parsed();
     (void)list;
-    int faults = 0, checked = 0;
+    int faults = 0, checked = 0, roots_found = 0;
+    std::string searched;
     for (const fs::path& root : cache_roots(*cache)) {
       std::error_code ec;
+      searched += (searched.empty() ? "" : ", ") + root.string();
       if (!fs::is_directory(root, ec)) {
         if (!cache->empty()) throw Error(ErrorKind::kNotFound, "--cache " + *cache + " is not a folder");
         continue;
       }
+      ++roots_found;
       std::cout << "root: " << root.string() << "\n";
       for (const store::hub::CachedRepo& repo : store::hub::scan_root(root)) {
         std::cout << "  " << repo.id << " (" << repo.type << ", " << repo.folder.filename().string() << ")\n";
@@ -135,6 +138,8 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
         }
       }
     }
+    // Say where it looked: an empty answer cannot be told from a wrong path otherwise (a tester's finding).
+    if (roots_found == 0) std::cout << "no Hub cache folder exists; searched: " << searched << "\n";
     if (check) std::cout << checked << " checked, " << faults << " faults\n";
     return faults == 0 ? 0 : 1;
   };
