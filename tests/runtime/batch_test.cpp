@@ -17,13 +17,6 @@
 namespace wgk::testing {
 namespace {
 
-HostTensor random_f32(Shape shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<std::size_t>(numel(shape)));
-  for (float& f : v) f = u(rng);
-  return HostTensor::from(DType::kFloat32, std::move(shape), v);
-}
 
 HostTensor u32(Shape shape, const std::vector<std::uint32_t>& values) {
   return HostTensor::from(DType::kUInt32, std::move(shape), values);
@@ -34,11 +27,6 @@ constexpr reference::Tolerance kF32{1e-6, 0};
 // Multiples of 0.25 (call_helpers f32) rotated by caches of 0.25 * k: exact in f32.
 constexpr reference::Tolerance kExact{0, 0};
 
-std::shared_ptr<Device> device_with_budget(std::uint64_t bytes) {
-  DeviceOptions options;
-  options.cache_budget_bytes = bytes;
-  return Device::create(options);
-}
 
 // x (2, 4, 6, 16) for both packages (rank 4: batch, heads, sequence, head), caches of 32 rows.
 struct Rotary {

@@ -15,11 +15,6 @@ namespace {
 // are exact in f32, so the GPU must match the double-precision reference to the last bit.
 constexpr reference::Tolerance kExact{0, 0};
 
-std::shared_ptr<Device> device_with_budget(std::uint64_t bytes) {
-  DeviceOptions options;
-  options.cache_budget_bytes = bytes;
-  return Device::create(options);
-}
 
 // ai.onnx prefill of `s` tokens: x (1, 2, s, 16), caches (rows, 8), position ids 0 .. s-1.
 struct Prefill {

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <functional>
 #include <initializer_list>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,22 @@ inline HostTensor positions(Shape shape, std::int64_t rows) {
   std::vector<std::int64_t> v(static_cast<std::size_t>(numel(shape)));
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i) % rows;
   return i64(std::move(shape), v);
+}
+
+/// Random float32 in [-1, 1): varied values, so an index mistake shows as an error of order 1.
+inline HostTensor random_f32(Shape shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(numel(shape)));
+  for (float& f : v) f = u(rng);
+  return HostTensor::from(DType::kFloat32, std::move(shape), v);
+}
+
+/// A new device (the default adapter) whose cache holds at most `bytes`.
+inline std::shared_ptr<Device> device_with_budget(std::uint64_t bytes) {
+  DeviceOptions options;
+  options.cache_budget_bytes = bytes;
+  return Device::create(options);
 }
 
 inline const Kernel& onnx_kernel() {

@@ -14,14 +14,6 @@
 namespace wgk::testing {
 namespace {
 
-// Random f32 in [-1, 1): varied values so an index mistake shows as an error of order 1.
-HostTensor random_f32(Shape shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<std::size_t>(numel(shape)));
-  for (float& f : v) f = u(rng);
-  return HostTensor::from(DType::kFloat32, std::move(shape), v);
-}
 
 // f32 rotation of values |x| < 1 with |cos|, |sin| < 1: two products and a sum, each rounded once
 // (2^-24 relative of |y| <= 2) -- 1e-6 absolute is a margin of ~4x over 3 roundings of 2^-24 * 2.
