@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "wgk/tensor.h"
 
@@ -159,6 +160,11 @@ using AttributeValue = std::variant<std::int64_t, double, std::string>;
 using Inputs = std::map<std::string, TensorArg, std::less<>>;
 using Attributes = std::map<std::string, AttributeValue, std::less<>>;
 using Outputs = std::map<std::string, DeviceTensor, std::less<>>;
+/// The optional outputs a call asks for, by argument or ONNX name (SkipSimplifiedLayerNormalization:
+/// {"invStdVar", "inputSkipBiasSum"}). Required outputs are always produced; an optional output not named
+/// is neither computed nor allocated and is absent from the Outputs. An unknown name is
+/// kInvalidArgument naming the declared outputs. Each distinct set plans (and may compile) anew.
+using OutputNames = std::vector<std::string>;
 
 /// Which package bytes, exactly one of: `version` (the Hub branch vN, e.g. 1: follows it as fixes
 /// land), `revision` (a Hub commit, 40 hex digits: exact bytes), `content` (the git blob id of
@@ -188,8 +194,11 @@ class Kernel {
   /// buffer when the tensor covers all of it. An output of a Batch not yet flushed is refused as an input
   /// (kInvalidArgument naming the input): its values do not exist before the batch's submit.
   Outputs operator()(const Inputs& inputs, const Attributes& attrs = {}) const;
-  /// The same with tunable overrides (e.g. WORKGROUP_SIZE) and call information.
-  Outputs call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const;
+  /// The same, producing also the optional outputs named in `outputs` (OutputNames).
+  Outputs operator()(const Inputs& inputs, const Attributes& attrs, const OutputNames& outputs) const;
+  /// The same with tunable overrides (e.g. WORKGROUP_SIZE), call information and optional outputs.
+  Outputs call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info,
+               const OutputNames& outputs = {}) const;
   /// Runs the call and reads every output back, on another thread.
   std::future<std::map<std::string, HostTensor, std::less<>>> call_async(Inputs inputs, Attributes attrs = {}) const;
 
@@ -248,7 +257,7 @@ class Batch {
   /// Records a call of `kernel` (bound to this batch's device: else kInvalidArgument) with the checks,
   /// defaults and errors of Kernel::call, and returns its outputs, to be computed by flush().
   Outputs record(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs = {},
-                 const Attributes& tunables = {}, CallInfo* info = nullptr);
+                 const Attributes& tunables = {}, CallInfo* info = nullptr, const OutputNames& outputs = {});
   /// Submits every call recorded since the last flush in one command buffer, in record order; does not
   /// wait for the GPU. An empty batch does nothing. Throws wgk::Error kGpu when Dawn reports an error
   /// (the recorded calls are then dropped); the batch is empty afterwards either way.

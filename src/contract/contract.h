@@ -39,10 +39,13 @@ struct Check {
 };
 
 /// A tensor output; `rank` and `shape` are expressions over the scope (`ranks.x`, `shapes.x`).
+/// An `optional` output (ONNX's optional outputs, e.g. SkipSimplifiedLayerNormalization's inv_std_var)
+/// is planned, allocated and bound only when the call asks for it (CallSignature::outputs).
 struct Output {
   std::string name;
   std::string onnx_name;
-  std::string dtype;  ///< a type-constraint variable
+  std::string dtype;  ///< a type-constraint variable; one bound by no input is fixed by a one-type constraint (U: float32)
+  bool optional = false;
   expr::Expression rank;
   expr::Expression shape;
   std::string description;

@@ -43,7 +43,7 @@ Input parse_input(const std::string& name, const Node& node) {
 }
 
 Output parse_output(const std::string& name, const Node& node) {
-  node.expect_keys({"onnx", "dtype", "rank", "shape", "description"});
+  node.expect_keys({"onnx", "dtype", "rank", "shape", "optional", "description"});
   if (!is_identifier(name)) node.fail("output name '" + name + "' is not a name an expression can spell");
   Output output;
   output.name = name;
@@ -52,6 +52,7 @@ Output parse_output(const std::string& name, const Node& node) {
   output.dtype = node.require("dtype").identifier();
   output.rank = node.require("rank").expression();
   output.shape = node.require("shape").expression();
+  if (auto n = node.find("optional")) output.optional = n->boolean();
   if (auto n = node.find("description")) output.description = n->string();
   return output;
 }

@@ -279,6 +279,8 @@ void append_signature_key(std::string& key, const CallSignature& call) {
   append_values(key, call.attrs);
   key += '\x02';
   append_values(key, call.tunables);
+  key += '\x03';
+  for (const auto& name : call.outputs) append_name(key, name);
 }
 
 Planner::Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates,
@@ -481,12 +483,37 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
     explicit Roots(const CallState& st) : s(st) {}
     Value lookup(std::string_view name) const override { return s.root(name); }
   } roots(*state);
-  for (const auto& out : c.outputs) {
+  // Optional outputs asked for: declared names only (argument or ONNX name).
+  std::vector<bool> wanted(c.outputs.size(), false);
+  for (const auto& name : call.outputs) {
+    const Output* out = c.find_output(name);
+    if (!out) {
+      std::string declared;
+      for (const auto& o : c.outputs)
+        declared += (declared.empty() ? "" : ", ") + o.name + (o.onnx_name != o.name ? " (" + o.onnx_name + ")" : "") +
+                    (o.optional ? " [optional]" : "");
+      fail(op + ": unknown output '" + name + "' asked for; declared outputs: " + declared);
+    }
+    wanted[static_cast<std::size_t>(out - c.outputs.data())] = true;
+  }
+  Object present_outputs = state->present.as_object();
+  for (std::size_t k = 0; k < c.outputs.size(); ++k) {
+    const Output& out = c.outputs[k];
+    const bool produced = !out.optional || wanted[k];
+    present_outputs.insert_or_assign(out.name, Value(produced));
+    if (!out.onnx_name.empty()) present_outputs.insert_or_assign(out.onnx_name, Value(produced));
+  }
+  state->present = Value(std::move(present_outputs));
+  for (std::size_t k = 0; k < c.outputs.size(); ++k) {
+    const Output& out = c.outputs[k];
+    if (out.optional && !wanted[k]) continue;  // not asked for: neither planned nor allocated
     PlannedOutput po;
     po.name = out.name;
     const TypeConstraint* tc = c.find_type_constraint(out.dtype);
     if (tc) {
-      const auto& b = state->bound[static_cast<std::size_t>(tc - c.type_constraints.data())];
+      // A variable bound by no input is fixed when its constraint allows one type (ORT's U = float32).
+      auto b = state->bound[static_cast<std::size_t>(tc - c.type_constraints.data())];
+      if (!b && tc->allowed.size() == 1) b = tc->allowed.front();
       if (!b) fail(op + ": output '" + out.name + "': its type " + out.dtype + " is bound by no given input");
       po.dtype = *b;
     } else if (auto fixed = parse_dtype(out.dtype)) {
@@ -671,7 +698,7 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
       if (pass.bindings[slot] >= c.bindings.size()) fail_contract(where() + ": binding index out of range");
       const Binding& b = c.bindings[pass.bindings[slot]];
       PlannedBinding pb;
-      pb.slot = static_cast<std::uint32_t>(slot);
+      pb.slot = static_cast<std::uint32_t>(pp.bindings.size());
       pb.binding = &b;
       if (b.kind == BindingKind::kUniform) {
         pb.wgsl_type = b.struct_name;
@@ -702,9 +729,14 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
         pb.uniform.resize((pb.uniform.size() + 15) / 16 * 16);
         if (pb.uniform.empty()) pb.uniform.resize(16);
       } else {
+        // A binding of an absent optional input or of an optional output not asked for is left out of the
+        // pass (its template reads `present.<name>` to know); the later bindings take the next slots.
         const Input* in = c.find_input(b.arg);
-        if (in && !state.given[static_cast<std::size_t>(in - c.inputs.data())])
-          fail(where() + ": binding " + b.name + " reads input " + input_label(*in) + ", which is absent");
+        if (in && !state.given[static_cast<std::size_t>(in - c.inputs.data())]) continue;
+        const Output* out = in ? nullptr : c.find_output(b.arg);
+        if (out && std::none_of(state.outputs.begin(), state.outputs.end(),
+                                [&](const PlannedOutput& po) { return po.name == out->name; }))
+          continue;
         const std::string& et = b.element_type;
         if (!et.empty() && et[0] == '$') {
           const std::string_view ref = std::string_view(et).substr(1);
@@ -743,7 +775,7 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
         // The generated declarations follow from the pass's binding list (its variant and id) and the
         // element types; the rest of the text from the values of the names the template reads.
         std::string key = pass.shader + '\n' + variant.id + '/' + pass.id + '\n';
-        for (const PlannedBinding& pb : pp.bindings) key += pb.wgsl_type + ',';
+        for (const PlannedBinding& pb : pp.bindings) key += pb.binding->id + ':' + pb.wgsl_type + ',';
         key += '\n';
         for (const std::string& name : t.names()) {
           key += name;

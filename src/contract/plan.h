@@ -67,6 +67,10 @@ struct CallSignature {
   /// Overrides of the manifest's `tunables` (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). Each name
   /// must be declared and its value of the default's type (integer, number or string).
   std::map<std::string, expr::Value, std::less<>> tunables;
+  /// Optional outputs asked for, by argument or ONNX name (`invStdVar`, `inv_std_var`); naming a required
+  /// output is allowed and changes nothing. An optional output not named is neither planned nor bound, and
+  /// `present.<output>` is false for it. An unknown name is an error naming the declared outputs.
+  std::vector<std::string> outputs;
 };
 
 /// One bind group entry of a pass.
@@ -112,7 +116,7 @@ struct ValueRange {
 
 struct Plan {
   const Variant* variant = nullptr;
-  std::vector<PlannedOutput> outputs;     ///< in manifest order
+  std::vector<PlannedOutput> outputs;     ///< in manifest order: the required ones and those asked for
   std::vector<ValueRange> value_ranges;   ///< present inputs with a valueRange
   std::vector<PlannedPass> passes;
 };

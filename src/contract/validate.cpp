@@ -118,7 +118,8 @@ class Resolver {
         fail(where, "'" + spelled + "' names no input or output (" + tensor_list(c_, true) + ")");
       }
     } else if (root == "present") {
-      if (!c_.find_input(member)) fail(where, "'" + spelled + "' names no input (" + tensor_list(c_, false) + ")");
+      if (!c_.find_input(member) && !c_.find_output(member))
+        fail(where, "'" + spelled + "' names no input or output (" + tensor_list(c_, true) + ")");
     } else if (root == "dtypes") {
       if (!c_.find_type_constraint(member)) {
         std::string known;

@@ -36,7 +36,7 @@ enum class Op : std::uint8_t {
 
 /// Functions callable as `name(...)`, resolved at parse time (docs/design.md lists them; `range`
 /// is Jinja's global, for templates' `{% for %}`).
-enum class Builtin : std::uint8_t { kCeilDiv, kNumel, kDim, kSameShape, kF16Ok, kMin, kMax, kRange };
+enum class Builtin : std::uint8_t { kCeilDiv, kNumel, kDim, kSameShape, kBroadcastable, kF16Ok, kMin, kMax, kRange };
 
 /// Jinja filters (`x | name`) and tests (`x is name`) this engine knows, resolved at parse time.
 enum class FilterFn : std::uint8_t { kAbs, kInt, kFloat, kString, kLength };

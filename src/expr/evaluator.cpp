@@ -502,8 +502,23 @@ class Evaluator {
       }
       case Builtin::kNumel: {
         Value s = defined(*n.kids[0]);
+        const List& shape = shape_arg(n, 0, s);
+        // numel(shape, start): the product of dims start..rank-1 (a negative start counts from the end,
+        // as dim() does; start == rank gives 1).
+        std::size_t from = 0;
+        if (n.kids.size() == 2) {
+          Value i = defined(*n.kids[1]);
+          const I64 k = int_arg(n, 1, i);
+          const I64 rank = static_cast<I64>(shape.size());
+          const I64 j = k < 0 ? k + rank : k;
+          if (j < 0 || j > rank)
+            fail(n.begin, "numel(" + std::string(text(*n.kids[0])) + ", " + std::to_string(k) + "): start " +
+                              std::to_string(k) + " out of range for rank " + std::to_string(rank) + " shape " + short_repr(s));
+          from = static_cast<std::size_t>(j);
+        }
         I64 r = 1;
-        for (const auto& d : shape_arg(n, 0, s)) {
+        for (std::size_t at = from; at < shape.size(); ++at) {
+          const auto& d = shape[at];
           if (!intlike(d)) fail(n.begin, "numel(): shape element is not an int: " + short_repr(s));
           if (__builtin_mul_overflow(r, to_i(d), &r)) fail(n.begin, "integer overflow: numel(" + short_repr(s) + ")");
         }
@@ -528,6 +543,22 @@ class Evaluator {
         shape_arg(n, 0, a);
         shape_arg(n, 1, b);
         return Value(a == b);
+      }
+      case Builtin::kBroadcastable: {
+        // Unidirectional (numpy/ONNX) broadcasting: `a` broadcasts to `b` when rank(a) <= rank(b) and each
+        // dim of `a`, aligned from the last, is 1 or equals b's.
+        Value a = defined(*n.kids[0]);
+        Value b = defined(*n.kids[1]);
+        const List& from = shape_arg(n, 0, a);
+        const List& to = shape_arg(n, 1, b);
+        if (from.size() > to.size()) return Value(false);
+        for (std::size_t k = 1; k <= from.size(); ++k) {
+          const Value& d = from[from.size() - k];
+          const Value& e = to[to.size() - k];
+          if (!intlike(d) || !intlike(e)) fail(n.begin, "broadcastable(): shape element is not an int");
+          if (to_i(d) != 1 && to_i(d) != to_i(e)) return Value(false);
+        }
+        return Value(true);
       }
       case Builtin::kF16Ok: {
         Value t = defined(*n.kids[0]);

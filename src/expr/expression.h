@@ -57,8 +57,9 @@ struct SourceOrigin {
 ///
 /// Builtins (resolved at parse time; an unknown function is a syntax error): ceilDiv(a, b) (the
 /// ceiling of a / b as an int, also for float operands such as `numel(shapes.x) / 2`), numel(shape)
-/// (product of a list of ints), dim(shape, i) (negative i counts from the end; out of range is an
-/// error), sameShape(a, b), f16Ok(dtypeName) (false only for "f16" on a device without shader-f16:
+/// (product of a list of ints; numel(shape, start): of dims start..rank-1, a negative start from the end),
+/// dim(shape, i) (negative i counts from the end; out of range is an error), sameShape(a, b),
+/// broadcastable(a, b) (ONNX unidirectional broadcasting: a's dims, aligned from the last, are 1 or b's), f16Ok(dtypeName) (false only for "f16" on a device without shader-f16:
 /// reads `device.features.shader_f16` from the scope; an absent `device` counts as without),
 /// min(a, ...), max(a, ...) (or of one list, as Python), range(stop | start, stop[, step]) (Jinja's
 /// global, at most 65536 items).

@@ -159,6 +159,7 @@ std::optional<Builtin> builtin_named(std::string_view n) {
   if (n == "numel") return Builtin::kNumel;
   if (n == "dim") return Builtin::kDim;
   if (n == "sameShape") return Builtin::kSameShape;
+  if (n == "broadcastable") return Builtin::kBroadcastable;
   if (n == "f16Ok") return Builtin::kF16Ok;
   if (n == "min") return Builtin::kMin;
   if (n == "max") return Builtin::kMax;
@@ -170,9 +171,10 @@ std::optional<Builtin> builtin_named(std::string_view n) {
 std::pair<std::size_t, std::size_t> builtin_arity(Builtin b) {
   switch (b) {
     case Builtin::kCeilDiv: return {2, 2};
-    case Builtin::kNumel: return {1, 1};
+    case Builtin::kNumel: return {1, 2};
     case Builtin::kDim: return {2, 2};
-    case Builtin::kSameShape: return {2, 2};
+    case Builtin::kSameShape:
+    case Builtin::kBroadcastable: return {2, 2};
     case Builtin::kF16Ok: return {1, 1};
     case Builtin::kMin:
     case Builtin::kMax: return {1, 64};

@@ -64,7 +64,7 @@ Batch::~Batch() {
 }
 
 Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
-                      CallInfo* info) {
+                      CallInfo* info, const OutputNames& outputs) {
   runtime::KernelState& k = runtime::state_of(kernel);
   if (k.device.get() != device_.get())
     throw Error(ErrorKind::kInvalidArgument, "Batch::record: kernel " + k.package->id +
@@ -76,7 +76,7 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
     throw Error(ErrorKind::kInvalidArgument, "Batch::record: the batch holds " + std::to_string(b.calls.size()) +
                                                  " calls, the most one batch holds (Batch::kMaxCalls); flush() first");
   std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
-  runtime::EncodedCall call = runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial);
+  runtime::EncodedCall call = runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial, outputs);
   // Under the device mutex from here: nothing another thread does can see this call's objects yet.
   if (info) {
     info->variant = call.plan->variant->id;

@@ -238,10 +238,15 @@ Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs) const 
   return call(inputs, attrs, {}, nullptr);
 }
 
+Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs, const OutputNames& outputs) const {
+  return call(inputs, attrs, {}, nullptr, outputs);
+}
+
 namespace runtime {
 
 EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs,
-                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch) {
+                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch,
+                        const OutputNames& outputs) {
   const contract::Contract& contract = *k.contract;
   EncodedCall call;
 
@@ -250,6 +255,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
   for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
+  signature.outputs = outputs;
   DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;
   key = k.serial_prefix();
@@ -454,9 +460,10 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
 
 }  // namespace runtime
 
-Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info) const {
+Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info,
+                     const OutputNames& outputs) const {
   std::unique_lock<std::mutex> lock(runtime::state_of(*state_->device).mutex, std::defer_lock);
-  runtime::EncodedCall call = runtime::encode_call(*state_, inputs, attrs, tunables, lock);
+  runtime::EncodedCall call = runtime::encode_call(*state_, inputs, attrs, tunables, lock, 0, outputs);
   if (info) {
     info->variant = call.plan->variant->id;
     info->plan_cached = call.plan_cached;

@@ -87,8 +87,10 @@ struct EncodedCall {
 /// `batch`: the serial of the Batch recording the call (BatchState::serial), 0 for a call submitted at
 /// once. It may take outputs of that batch's earlier calls as inputs (pending_batch == batch), and the
 /// bind-group set it uses is claimed (BindGroupSet::batch_claims) until the batch releases it.
+/// `outputs`: the optional outputs asked for (wgk::OutputNames).
 EncodedCall encode_call(KernelState& kernel, const Inputs& inputs, const Attributes& attrs,
-                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch = 0);
+                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch = 0,
+                        const OutputNames& outputs = {});
 
 /// A Batch's recorded calls (include/wgk/kernel.h). `mutex` serializes record and flush and is taken
 /// before the device mutex, never after. Everything below `mutex` is used under it; `calls` and

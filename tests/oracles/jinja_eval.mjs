@@ -21,7 +21,13 @@ function builtins(context) {
   const shaderF16 = () => Boolean(context?.device?.features?.shader_f16);
   return {
     ceilDiv: (a, b) => Math.ceil(unwrap(a) / unwrap(b)),
-    numel: (s) => unwrap(s).reduce((p, d) => p * d, 1),
+    numel: (s, start) => {
+      const shape = unwrap(s);
+      if (start === undefined) return shape.reduce((p, d) => p * d, 1);
+      const k = unwrap(start) < 0 ? unwrap(start) + shape.length : unwrap(start);
+      if (k < 0 || k > shape.length) throw new Error(`numel start ${unwrap(start)} out of range`);
+      return shape.slice(k).reduce((p, d) => p * d, 1);
+    },
     dim: (s, i) => {
       const shape = unwrap(s);
       const k = unwrap(i) < 0 ? unwrap(i) + shape.length : unwrap(i);
@@ -29,6 +35,11 @@ function builtins(context) {
       return shape[k];
     },
     sameShape: (a, b) => JSON.stringify(unwrap(a)) === JSON.stringify(unwrap(b)),
+    broadcastable: (a, b) => {
+      const from = unwrap(a), to = unwrap(b);
+      if (from.length > to.length) return false;
+      return from.every((d, i) => d === 1 || d === to[to.length - from.length + i]);
+    },
     f16Ok: (t) => unwrap(t) !== "f16" || shaderF16(),
     min: (...xs) => Math.min(...xs.map(unwrap)),
     max: (...xs) => Math.max(...xs.map(unwrap)),
