@@ -2,7 +2,9 @@
 
 #include <optional>
 
+#include "reference/rms_normalization.h"
 #include "reference/rotary_embedding.h"
+#include "reference/skip_simplified_layer_normalization.h"
 #include "wgk/error.h"
 
 namespace wgk::reference {
@@ -10,8 +12,6 @@ namespace wgk::reference {
 std::vector<double> run_reference(std::string_view domain, std::string_view op,
                                   const std::map<std::string, HostTensor, std::less<>>& inputs,
                                   const std::map<std::string, double, std::less<>>& attrs) {
-  if (op != "RotaryEmbedding" || (domain != "ai.onnx" && domain != "com.microsoft"))
-    throw Error(ErrorKind::kNotFound, "no CPU reference for " + std::string(domain) + "::" + std::string(op));
   auto input = [&](const char* name) -> const HostTensor& {
     auto it = inputs.find(name);
     if (it == inputs.end()) throw Error(ErrorKind::kInvalidArgument, std::string("reference: missing input ") + name);
@@ -21,6 +21,21 @@ std::vector<double> run_reference(std::string_view domain, std::string_view op,
     auto it = attrs.find(name);
     return it == attrs.end() ? fallback : it->second;
   };
+  if (domain == "ai.onnx" && op == "RMSNormalization") {
+    RmsNormalizationAttributes a;
+    a.axis = static_cast<std::int64_t>(attr("axis", -1));
+    a.epsilon = attr("epsilon", 1e-5);
+    a.stash_type = static_cast<std::int64_t>(attr("stash_type", 1));
+    return rms_normalization(input("x"), input("scale"), a).y;
+  }
+  if (domain == "com.microsoft" && op == "SkipSimplifiedLayerNormalization") {
+    auto bias = inputs.find("bias");
+    return skip_simplified_layer_normalization(input("x"), input("skip"), input("gamma"),
+                                               bias == inputs.end() ? nullptr : &bias->second, attr("epsilon", 1e-5))
+        .y;
+  }
+  if (op != "RotaryEmbedding" || (domain != "ai.onnx" && domain != "com.microsoft"))
+    throw Error(ErrorKind::kNotFound, "no CPU reference for " + std::string(domain) + "::" + std::string(op));
   RotaryAttributes a;
   a.interleaved = attr("interleaved", 0) != 0;
   a.num_heads = static_cast<std::int64_t>(attr("num_heads", 0));

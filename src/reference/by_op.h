@@ -10,7 +10,8 @@
 
 namespace wgk::reference {
 
-/// Runs the reference of `domain`::`op` ("ai.onnx"/"com.microsoft" RotaryEmbedding). Attribute
+/// Runs the reference of `domain`::`op` ("ai.onnx"/"com.microsoft" RotaryEmbedding, ai.onnx RMSNormalization,
+/// com.microsoft SkipSimplifiedLayerNormalization: its output y only). Attribute
 /// values are numbers (ints as doubles). Returns y in double with x's shape. Throws wgk::Error
 /// (kNotFound for an op without a reference; kInvalidArgument from the reference's own checks).
 std::vector<double> run_reference(std::string_view domain, std::string_view op,

@@ -1,4 +1,5 @@
-// ONNX Runtime oracle for `wgk diff`: runs a batch of one-node RotaryEmbedding models on onnxruntime-node's
+// ONNX Runtime oracle for `wgk diff` and the reference tests: runs a batch of one-node models (RotaryEmbedding
+// of both domains, RMSNormalization-23, com.microsoft SkipSimplifiedLayerNormalization) on onnxruntime-node's
 // CPU execution provider.
 //
 //   node tests/oracles/ort_run.mjs MANIFEST.json
@@ -8,6 +9,9 @@
 //               "attributes": {"interleaved": 0, ...}          (INT attributes; absent = ONNX default)
 //               "inputs": {"x": "x.npy", "cos": ..., "sin": ..., "positionIds": ...}   (paths; positionIds optional)
 //               "output": "y.npy"}]}
+//   optional per case: "op" (default "RotaryEmbedding"; "RMSNormalization", "SkipSimplifiedLayerNormalization"),
+//   "outputs": {"y": "y.npy", "invStdVar": ...} instead of "output" (the node produces exactly these),
+//   "floatAttributes": ["epsilon"] (written as FLOAT even when integral).
 // Writes each case's output as .npy (ORT's dtype) and MANIFEST.results.json:
 //   {"ort": "1.30.0", "results": {"<name>": {"ok": true} | {"ok": false, "error": "..."}}}
 // Environment: WGK_ORT_PERTURB=1 corrupts every output (a self-test; see below).
@@ -57,22 +61,44 @@ function valueInfo(name, elem, rank, prefix) {
   return [...str(1, name), ...bytes(2, bytes(1, tensor))];
 }
 
-// AttributeProto: name(1), f(2), i(3), type(20): FLOAT = 1, INT = 2.
-function attribute(name, value) {
-  if (Number.isInteger(value)) return [...str(1, name), ...int(3, value), ...int(20, 2)];
+// AttributeProto: name(1), f(2), i(3), type(20): FLOAT = 1, INT = 2. A name listed in the case's
+// "floatAttributes" is FLOAT whatever its value (epsilon = 1).
+function attribute(name, value, floats) {
+  if (Number.isInteger(value) && !floats.includes(name)) return [...str(1, name), ...int(3, value), ...int(20, 2)];
   return [...str(1, name), ...f32(2, value), ...int(20, 1)];
 }
 
-// The node's input order differs between the two ops (ONNX Operators.md; ORT ContribOperators.md).
-const ORDER = {
-  'ai.onnx': [['x', 'X'], ['cos', 'cos_cache'], ['sin', 'sin_cache'], ['positionIds', 'position_ids']],
-  'com.microsoft': [['x', 'input'], ['positionIds', 'position_ids'], ['cos', 'cos_cache'], ['sin', 'sin_cache']],
+// Each op's node inputs and outputs in order, [argument name, ONNX name] (ONNX Operators.md; ORT
+// ContribOperators.md). A case names its op with "op" (default RotaryEmbedding).
+const RMS_ORDER = [['x', 'X'], ['scale', 'scale']];
+const SKIP_ORDER = [['x', 'input'], ['skip', 'skip'], ['gamma', 'gamma'], ['bias', 'bias']];
+const OPS = {
+  'ai.onnx.RotaryEmbedding': {
+    inputs: [['x', 'X'], ['cos', 'cos_cache'], ['sin', 'sin_cache'], ['positionIds', 'position_ids']],
+    outputs: [['y', 'Y']] },
+  'com.microsoft.RotaryEmbedding': {
+    inputs: [['x', 'input'], ['positionIds', 'position_ids'], ['cos', 'cos_cache'], ['sin', 'sin_cache']],
+    outputs: [['y', 'Y']] },
+  'ai.onnx.RMSNormalization': { inputs: RMS_ORDER, outputs: [['y', 'Y']] },
+  'com.microsoft.SkipSimplifiedLayerNormalization': {
+    inputs: SKIP_ORDER,
+    outputs: [['y', 'output'], ['mean', 'mean'], ['invStdVar', 'inv_std_var'], ['inputSkipBiasSum', 'input_skip_bias_sum']] },
 };
+const opOf = (c) => {
+  const spec = OPS[`${c.domain}.${c.op ?? 'RotaryEmbedding'}`];
+  if (!spec) throw new Error(`no ONNX node layout for ${c.domain}.${c.op}`);
+  return spec;
+};
+// The outputs a case asks for: {"y": path, ...} in "outputs", or the one "output" (y).
+const wantedOutputs = (c) => c.outputs ?? { y: c.output };
+// ORT's dtype of each output (the contrib op's mean and inv_std_var are float32 whatever T is).
+const outputElem = (c, arg) => (arg === 'mean' || arg === 'invStdVar' ? ELEM.float32 : ELEM[c.dtype]);
 
 function buildModel(c, ranks) {
   const graphInputs = [];
   const nodeInputs = [];
-  for (const [arg, onnxName] of ORDER[c.domain]) {
+  const spec = opOf(c);
+  for (const [arg, onnxName] of spec.inputs) {
     if (!(arg in c.inputs)) {
       nodeInputs.push('');  // an omitted optional input (trailing ones are dropped below)
       continue;
@@ -82,19 +108,25 @@ function buildModel(c, ranks) {
     graphInputs.push(valueInfo(onnxName, elem, ranks[arg], onnxName));
   }
   while (nodeInputs.length && nodeInputs[nodeInputs.length - 1] === '') nodeInputs.pop();
+  // Node outputs: the ones asked for by their ONNX names, '' for skipped optional ones before them.
+  const wanted = wantedOutputs(c);
+  const nodeOutputs = spec.outputs.map(([arg, onnxName]) => (arg in wanted ? onnxName : ''));
+  while (nodeOutputs.length && nodeOutputs[nodeOutputs.length - 1] === '') nodeOutputs.pop();
+  const floats = c.floatAttributes ?? [];
   const node = [
     ...nodeInputs.flatMap((n) => str(1, n)),
-    ...str(2, 'Y'),
-    ...str(3, 'rotary'),
-    ...str(4, 'RotaryEmbedding'),
-    ...Object.entries(c.attributes ?? {}).flatMap(([k, v]) => bytes(5, attribute(k, v))),
+    ...nodeOutputs.flatMap((n) => str(2, n)),
+    ...str(3, 'node'),
+    ...str(4, c.op ?? 'RotaryEmbedding'),
+    ...Object.entries(c.attributes ?? {}).flatMap(([k, v]) => bytes(5, attribute(k, v, floats))),
     ...(c.domain === 'com.microsoft' ? str(7, 'com.microsoft') : []),
   ];
   const graph = [
     ...bytes(1, node),
-    ...str(2, 'rotary_embedding'),
+    ...str(2, 'one_node'),
     ...graphInputs.flatMap((vi) => bytes(11, vi)),
-    ...bytes(12, valueInfo('Y', ELEM[c.dtype], null, 'Y')),
+    ...spec.outputs.filter(([arg]) => arg in wanted)
+      .flatMap(([arg, onnxName]) => bytes(12, valueInfo(onnxName, outputElem(c, arg), null, onnxName))),
   ];
   // OperatorSetIdProto: domain(1), version(2). The default domain at opset 23 (RotaryEmbedding-23).
   const opsets = [bytes(8, [...str(1, ''), ...int(2, 23)])];
@@ -159,20 +191,27 @@ async function main() {
     try {
       const feeds = {};
       const ranks = {};
-      for (const [arg, onnxName] of ORDER[c.domain]) {
+      const spec = opOf(c);
+      for (const [arg, onnxName] of spec.inputs) {
         if (!(arg in c.inputs)) continue;
         feeds[onnxName] = readNpy(c.inputs[arg]);
         ranks[arg] = feeds[onnxName].dims.length;
       }
-      const cacheKey = JSON.stringify([c.domain, c.dtype, c.attributes ?? {}, ranks]);
+      const cacheKey = JSON.stringify([c.domain, c.op, c.dtype, c.attributes ?? {}, c.floatAttributes ?? [], ranks,
+                                       Object.keys(wantedOutputs(c)).sort()]);
       let session = sessions.get(cacheKey);
       if (!session) {
         session = await ort.InferenceSession.create(buildModel(c, ranks), options);
         sessions.set(cacheKey, session);
       }
       const out = await session.run(feeds);
-      if (perturb) out.Y.data[0] = out.Y.type === 'float16' ? out.Y.data[0] ^ 0x4000 : out.Y.data[0] + 0.25;
-      writeNpy(c.output, out.Y);
+      for (const [arg, onnxName] of spec.outputs) {
+        const path = wantedOutputs(c)[arg];
+        if (path === undefined) continue;
+        const t = out[onnxName];
+        if (perturb) t.data[0] = t.type === 'float16' ? t.data[0] ^ 0x4000 : t.data[0] + 0.25;
+        writeNpy(path, t);
+      }
       results[c.name] = { ok: true };
     } catch (e) {
       results[c.name] = { ok: false, error: String(e?.message ?? e) };
