@@ -21,7 +21,11 @@ struct Bundled {
   const char* id;
   const char* folder;
 };
-const Bundled kBundled[] = {{kOnnxId, "ai.onnx.RotaryEmbedding"}, {kMsId, "com.microsoft.RotaryEmbedding"}};
+const Bundled kBundled[] = {{kOnnxId, "ai.onnx.RotaryEmbedding"},
+                            {kMsId, "com.microsoft.RotaryEmbedding"},
+                            {"webgpu-kernels/ai.onnx.RMSNormalization", "ai.onnx.RMSNormalization"},
+                            {"webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization",
+                             "com.microsoft.SkipSimplifiedLayerNormalization"}};
 
 // ---- the embedded packages ----------------------------------------------------------------------
 

@@ -193,7 +193,8 @@ std::string package_card(const fs::path& root) {
   for (const auto& o : c.outputs) {
     s << "| " << code(o.name) << " | " << code(o.onnx_name) << " | " << code(o.dtype) << " | "
       << cell(same_as(o.rank, "ranks.")) << " | " << cell(same_as(o.shape, "shapes.")) << " | " << cell(o.description)
-      << " | required |\n";
+      << " | " << (o.optional ? "optional: produced only when the call asks for it (wgk::OutputNames)" : "required")
+      << " |\n";
   }
   if (!c.attributes.empty()) {
     s << "\n\n## Attributes\n\n\nDefault values (overridable per request):\n\n\n| Attribute | Default | Description |\n"
