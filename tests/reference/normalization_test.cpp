@@ -1,0 +1,248 @@
+// The CPU references of ai.onnx::RMSNormalization-23 and com.microsoft::SkipSimplifiedLayerNormalization
+// against hand-derived values and against ONNX Runtime 1.30's CPU provider (tests/oracles/ort_run.mjs, when
+// node and onnxruntime-node are installed; skipped otherwise).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+#include "../error_helpers.h"
+#include "io/npy.h"
+#include "reference/rms_normalization.h"
+#include "reference/skip_simplified_layer_normalization.h"
+
+namespace wgk::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using reference::RmsNormalizationAttributes;
+using reference::rms_normalization;
+using reference::skip_simplified_layer_normalization;
+
+HostTensor f32(Shape shape, const std::vector<float>& v) { return HostTensor::from(DType::kFloat32, std::move(shape), v); }
+
+HostTensor random_tensor(DType dtype, Shape shape, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(numel(shape)));
+  for (float& f : v) f = u(rng);
+  if (dtype == DType::kFloat32) return f32(std::move(shape), v);
+  std::vector<std::uint16_t> h(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) h[i] = float_to_half(v[i]);
+  return HostTensor::from(DType::kFloat16, std::move(shape), h);
+}
+
+void expect_near_all(const std::vector<double>& got, const std::vector<double>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+
+// ---- hand-derived values ------------------------------------------------------------------------
+
+TEST(RmsNormalizationReference, OneRowByHand) {
+  // x = (3, 4), epsilon 0.5: mean of squares (9 + 16) / 2 = 12.5, rms = sqrt(13); scale (2, -1):
+  // y = (2 * 3, -4) / sqrt(13) = (1.6641005886756874, -1.1094003924504583).
+  RmsNormalizationAttributes a;
+  a.epsilon = 0.5;
+  const auto out = rms_normalization(f32({1, 2}, {3, 4}), f32({2}, {2, -1}), a);
+  expect_near_all(out.y, {6 / std::sqrt(13.0), -4 / std::sqrt(13.0)}, 1e-12);
+}
+
+TEST(RmsNormalizationReference, AxisMinusTwoWithAnInnerBroadcastScaleByHand) {
+  // x (1, 2, 2) = 1, 2, 3, 4 with axis -2: one row of 4, mean of squares 30 / 4 = 7.5, epsilon 0.5:
+  // rms = sqrt(8). scale (2, 1) = (10, 100) broadcasts over the last dim: y = (10, 20, 300, 400) / sqrt(8).
+  RmsNormalizationAttributes a;
+  a.axis = -2;
+  a.epsilon = 0.5;
+  const auto out = rms_normalization(f32({1, 2, 2}, {1, 2, 3, 4}), f32({2, 1}, {10, 100}), a);
+  const double r = std::sqrt(8.0);
+  expect_near_all(out.y, {10 / r, 20 / r, 300 / r, 400 / r}, 1e-12);
+}
+
+TEST(RmsNormalizationReference, RefusesWhatTheSpecForbids) {
+  RmsNormalizationAttributes a;
+  a.axis = 2;
+  expect_has(error_of([&] { rms_normalization(f32({2, 2}, {1, 2, 3, 4}), f32({2}, {1, 1}), a); }),
+             {"axis 2", "[-2, 2)", "[2, 2]"});
+  expect_has(error_of([&] { rms_normalization(f32({2, 2}, {1, 2, 3, 4}), f32({3}, {1, 1, 1}), {}); }),
+             {"scale of shape [3]", "does not broadcast", "[2, 2]"});
+}
+
+TEST(SkipSimplifiedLayerNormalizationReference, OneRowWithBiasByHand) {
+  // input (1, 2) = (1, 2), skip (2, 2), bias (1, 0): s = (4, 4); epsilon 0: mean of squares 16, inv_std_var
+  // 1/4; gamma (1, 3): y = (1, 3).
+  const HostTensor bias = f32({2}, {1, 0});
+  const auto out = skip_simplified_layer_normalization(f32({1, 2}, {1, 2}), f32({1, 2}, {2, 2}), f32({2}, {1, 3}), &bias, 0.0);
+  expect_near_all(out.y, {1, 3}, 1e-12);
+  expect_near_all(out.inv_std_var, {0.25}, 1e-12);
+  expect_near_all(out.input_skip_bias_sum, {4, 4}, 1e-12);
+  EXPECT_EQ(out.inv_std_var_shape, (Shape{1, 1}));
+}
+
+TEST(SkipSimplifiedLayerNormalizationReference, SkipBroadcastOverTheBatchByHand) {
+  // input (2, 1, 2) = (1, 2), (3, 4); skip (1, 2) = (1, 1) added to both rows: s = (2, 3), (4, 5);
+  // epsilon 0: inv_std_var = 1 / sqrt(13 / 2), 1 / sqrt(41 / 2); gamma 1.
+  const auto out = skip_simplified_layer_normalization(f32({2, 1, 2}, {1, 2, 3, 4}), f32({1, 2}, {1, 1}),
+                                                       f32({2}, {1, 1}), nullptr, 0.0);
+  const double a = 1 / std::sqrt(6.5), b = 1 / std::sqrt(20.5);
+  expect_near_all(out.inv_std_var, {a, b}, 1e-12);
+  expect_near_all(out.y, {2 * a, 3 * a, 4 * b, 5 * b}, 1e-12);
+  EXPECT_EQ(out.inv_std_var_shape, (Shape{2, 1, 1}));
+}
+
+TEST(SkipSimplifiedLayerNormalizationReference, RefusesWhatORTRefuses) {
+  // The rules and wording of ORT 1.30's CPU provider (seen running it: "input is expected to have 3 or 2
+  // dimensions, got 4", "last two dimensions of skip needs to be same as input").
+  expect_has(error_of([] {
+               skip_simplified_layer_normalization(f32({1, 1, 1, 2}, {1, 2}), f32({1, 2}, {1, 1}), f32({2}, {1, 1}),
+                                                   nullptr, 0.0);
+             }),
+             {"input is expected to have 3 or 2 dimensions, got 4"});
+  expect_has(error_of([] {
+               skip_simplified_layer_normalization(f32({2, 1, 2}, {1, 2, 3, 4}), f32({2, 2}, {1, 1, 1, 1}),
+                                                   f32({2}, {1, 1}), nullptr, 0.0);
+             }),
+             {"last two dimensions of skip [2, 2]", "input [2, 1, 2]"});
+  expect_has(error_of([] {
+               skip_simplified_layer_normalization(f32({1, 2}, {1, 2}), f32({1, 2}, {1, 1}), f32({3}, {1, 1, 1}),
+                                                   nullptr, 0.0);
+             }),
+             {"gamma of shape [3]", "(2)"});
+}
+
+// ---- against ONNX Runtime ---------------------------------------------------------------------------
+
+#ifdef WGK_NODE
+struct OrtCase {
+  std::string name, op, domain;
+  DType dtype;
+  std::map<std::string, HostTensor> inputs;
+  std::vector<std::string> outputs;
+  std::int64_t axis = -1;
+  double epsilon = 1e-5;
+};
+
+// Runs `cases` through tests/oracles/ort_run.mjs; returns outputs by case and output name.
+std::map<std::string, std::map<std::string, HostTensor>> run_ort(const std::vector<OrtCase>& cases, const fs::path& dir) {
+  fs::create_directories(dir);
+  std::string json = "{\"cases\": [";
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const OrtCase& c = cases[k];
+    json += std::string(k ? "," : "") + "{\"name\": \"" + c.name + "\", \"op\": \"" + c.op + "\", \"domain\": \"" + c.domain +
+            "\", \"dtype\": \"" + std::string(dtype_name(c.dtype)) + "\", \"floatAttributes\": [\"epsilon\"], \"attributes\": {";
+    char eps[64];
+    std::snprintf(eps, sizeof eps, "%.9g", c.epsilon);
+    json += std::string("\"epsilon\": ") + eps + (c.op == "RMSNormalization" ? ", \"axis\": " + std::to_string(c.axis) : "");
+    json += "}, \"inputs\": {";
+    bool first = true;
+    for (const auto& [name, t] : c.inputs) {
+      const fs::path p = dir / (c.name + "_" + name + ".npy");
+      io::write_npy(p, t);
+      json += std::string(first ? "" : ",") + "\"" + name + "\": \"" + p.string() + "\"";
+      first = false;
+    }
+    json += "}, \"outputs\": {";
+    first = true;
+    for (const auto& name : c.outputs) {
+      json += std::string(first ? "" : ",") + "\"" + name + "\": \"" + (dir / (c.name + "_out_" + name + ".npy")).string() + "\"";
+      first = false;
+    }
+    json += "}}";
+  }
+  json += "]}";
+  const fs::path manifest = dir / "cases.json";
+  std::ofstream(manifest) << json;
+  const std::string command = std::string(WGK_NODE) + " " + WGK_SOURCE_DIR "/tests/oracles/ort_run.mjs " + manifest.string();
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  std::map<std::string, std::map<std::string, HostTensor>> out;
+  for (const OrtCase& c : cases)
+    for (const auto& name : c.outputs) out[c.name].emplace(name, io::read_npy(dir / (c.name + "_out_" + name + ".npy")));
+  return out;
+}
+
+std::vector<double> doubles(const HostTensor& t) {
+  std::vector<double> v(static_cast<std::size_t>(t.numel()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.element(static_cast<std::int64_t>(i));
+  return v;
+}
+
+// ORT computes in float32 and rounds once to T: the reference (double) agrees within float32 error
+// (1e-5 relative for rows up to 512) for f32, and within half an f16 unit (2^-11 relative) for f16.
+void expect_close(const std::vector<double>& ref, const HostTensor& ort, DType dtype, const std::string& what) {
+  ASSERT_EQ(ref.size(), static_cast<std::size_t>(ort.numel())) << what;
+  const double rel = dtype == DType::kFloat32 ? 1e-5 : 1e-3, abs = dtype == DType::kFloat32 ? 1e-6 : 1e-5;
+  const std::vector<double> o = doubles(ort);
+  int bad = 0;
+  for (std::size_t i = 0; i < ref.size() && bad < 5; ++i)
+    if (!(std::abs(ref[i] - o[i]) <= abs + rel * std::abs(o[i]))) {
+      ADD_FAILURE() << what << " element " << i << ": reference " << ref[i] << ", ORT " << o[i];
+      ++bad;
+    }
+}
+
+TEST(NormalizationReferenceVsORT, RandomCasesOfBothOpsAgree) {
+  std::mt19937 rng(20261201);
+  std::vector<OrtCase> cases;
+  auto dim = [&](int lo, int hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  for (int k = 0; k < 60; ++k) {
+    const DType dt = k % 2 ? DType::kFloat16 : DType::kFloat32;
+    OrtCase r{"rms" + std::to_string(k), "RMSNormalization", "ai.onnx", dt, {}, {"y"}};
+    const int rank = static_cast<int>(dim(1, 4));
+    Shape x;
+    for (int d = 0; d < rank; ++d) x.push_back(dim(1, 6));
+    r.axis = dim(-rank, rank - 1);
+    const std::int64_t axis = r.axis < 0 ? r.axis + rank : r.axis;
+    // scale: the trailing part of X.shape[axis:], each dim kept or broadcast (1) at random
+    Shape scale;
+    for (std::int64_t d = axis + dim(0, rank - axis - 1); d < rank; ++d) scale.push_back(dim(0, 3) == 0 ? 1 : x[d]);
+    r.epsilon = k % 3 == 0 ? 0.1 : 1e-5;
+    r.inputs.emplace("x", random_tensor(dt, x, rng));
+    r.inputs.emplace("scale", random_tensor(dt, scale, rng));
+    cases.push_back(std::move(r));
+
+    OrtCase s{"skip" + std::to_string(k), "SkipSimplifiedLayerNormalization", "com.microsoft", dt, {}, {"y"}};
+    const std::int64_t b = dim(1, 3), seq = dim(1, 4), h = dim(1, 40);
+    const bool rank3 = k % 4 != 1;
+    const Shape in = rank3 ? Shape{b, seq, h} : Shape{seq, h};
+    const int form = static_cast<int>(dim(0, 2));  // skip: input's shape, (1, S, H), (S, H)
+    const Shape sk = !rank3 || form == 0 ? in : form == 1 ? Shape{1, seq, h} : Shape{seq, h};
+    s.inputs.emplace("x", random_tensor(dt, in, rng));
+    s.inputs.emplace("skip", random_tensor(dt, sk, rng));
+    s.inputs.emplace("gamma", random_tensor(dt, {h}, rng));
+    if (k % 3 != 0) s.inputs.emplace("bias", random_tensor(dt, {h}, rng));
+    s.outputs = k % 2 ? std::vector<std::string>{"y", "invStdVar", "inputSkipBiasSum"} : std::vector<std::string>{"y"};
+    s.epsilon = k % 3 == 1 ? 0.25 : 1e-5;
+    cases.push_back(std::move(s));
+  }
+  const fs::path dir = fs::temp_directory_path() / ("wgk_norm_ort_" + std::to_string(::getpid()));
+  const auto ort = run_ort(cases, dir);
+  fs::remove_all(dir);
+  for (const OrtCase& c : cases) {
+    const auto& got = ort.at(c.name);
+    if (c.op == "RMSNormalization") {
+      RmsNormalizationAttributes a;
+      a.axis = c.axis;
+      a.epsilon = c.epsilon;
+      expect_close(rms_normalization(c.inputs.at("x"), c.inputs.at("scale"), a).y, got.at("y"), c.dtype, c.name + " y");
+      continue;
+    }
+    auto bias = c.inputs.find("bias");
+    const auto ref = skip_simplified_layer_normalization(c.inputs.at("x"), c.inputs.at("skip"), c.inputs.at("gamma"),
+                                                         bias == c.inputs.end() ? nullptr : &bias->second, c.epsilon);
+    expect_close(ref.y, got.at("y"), c.dtype, c.name + " y");
+    if (got.count("invStdVar")) {
+      EXPECT_EQ(got.at("invStdVar").shape, ref.inv_std_var_shape) << c.name;
+      EXPECT_EQ(got.at("invStdVar").dtype, DType::kFloat32) << c.name;
+      expect_close(ref.inv_std_var, got.at("invStdVar"), DType::kFloat32, c.name + " invStdVar");
+      expect_close(ref.input_skip_bias_sum, got.at("inputSkipBiasSum"), c.dtype, c.name + " inputSkipBiasSum");
+    }
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace wgk::testing

@@ -1,0 +1,257 @@
+// ai.onnx.RMSNormalization and com.microsoft.SkipSimplifiedLayerNormalization on the default adapter against
+// the CPU references in double precision (src/reference), every variant (both f16 paths through the
+// F16_STORAGE tunable), optional inputs and outputs (an optional output is produced only when asked for), and
+// a bad-input catalog breaking each rule of both contracts once.
+#include <cmath>
+#include <map>
+
+#include "call_helpers.h"
+#include "reference/rms_normalization.h"
+#include "reference/skip_simplified_layer_normalization.h"
+
+namespace wgk::testing {
+namespace {
+
+constexpr const char* kRmsId = "webgpu-kernels/ai.onnx.RMSNormalization";
+constexpr const char* kSkipId = "webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization";
+
+const Kernel& rms_kernel() {
+  static const Kernel k = get_kernel(kRmsId, {.version = 1});
+  return k;
+}
+const Kernel& skip_kernel() {
+  static const Kernel k = get_kernel(kSkipId, {.version = 1});
+  return k;
+}
+
+HostTensor random_tensor(DType dtype, Shape shape, unsigned seed) {
+  HostTensor t = random_f32(std::move(shape), seed);
+  if (dtype == DType::kFloat32) return t;
+  std::vector<std::uint16_t> h(static_cast<std::size_t>(t.numel()));
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = float_to_half(static_cast<float>(t.element(static_cast<std::int64_t>(i))));
+  return HostTensor::from(DType::kFloat16, t.shape, h);
+}
+
+// f32: the float32 reduction and products (<= 1e-5 relative, derivation in the packages' test.json);
+// f16: plus one rounding on store, half a unit = 2^-11 relative.
+void expect_matches(const HostTensor& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(static_cast<std::size_t>(got.numel()), want.size()) << what;
+  const bool f16 = got.dtype == DType::kFloat16;
+  const double rel = f16 ? 1e-3 : 1e-5, abs = f16 ? 1e-5 : 1e-6;
+  int bad = 0;
+  for (std::size_t i = 0; i < want.size() && bad < 5; ++i) {
+    const double g = got.element(static_cast<std::int64_t>(i));
+    if (!(std::abs(g - want[i]) <= abs + rel * std::abs(want[i]))) {
+      ADD_FAILURE() << what << " element " << i << ": got " << g << ", reference " << want[i];
+      ++bad;
+    }
+  }
+}
+
+// ---- RMSNormalization ---------------------------------------------------------------------------
+
+struct RmsCase {
+  Shape x, scale;
+  std::int64_t axis;
+  DType dtype;
+  const char* storage;  // F16_STORAGE
+  const char* variant;
+};
+
+TEST(RmsNormalization, EveryVariantMatchesTheReference) {
+  const bool native_f16 = rms_kernel().device()->has_shader_f16();
+  const RmsCase cases[] = {
+      {{3, 64}, {64}, -1, DType::kFloat32, "native", "row_vec4"},
+      {{2, 3, 7}, {7}, -1, DType::kFloat32, "native", "row"},
+      {{2, 3, 8}, {8}, 1, DType::kFloat32, "native", "row_vec4"},         // scale repeated over the row
+      {{2, 3, 8}, {1, 8}, -2, DType::kFloat32, "native", "row_vec4"},     // leading 1 broadcast
+      {{2, 3, 5}, {1}, 0, DType::kFloat32, "native", "row"},              // one element, axis 0
+      {{3, 8192}, {8192}, -1, DType::kFloat32, "native", "row_vec4"},     // long rows
+      {{4, 32}, {32}, -1, DType::kFloat16, "native", native_f16 ? "row_vec4" : "row_packed_vec8"},
+      {{4, 32}, {32}, -1, DType::kFloat16, "packed", "row_packed_vec8"},
+      {{3, 6}, {6}, -1, DType::kFloat16, "packed", "row_packed"},
+      {{5, 7}, {7}, -1, DType::kFloat16, "packed", "row_packed"},         // odd rows: words straddle rows
+      {{2, 3, 5}, {5}, -2, DType::kFloat16, "packed", "row_packed"},      // odd rows, scale repeated
+      {{2, 8192}, {8192}, -1, DType::kFloat16, "packed", "row_packed_vec8"},
+  };
+  unsigned seed = 1;
+  for (const RmsCase& c : cases) {
+    const std::string what = shape_string(c.x) + " scale " + shape_string(c.scale) + " axis " + std::to_string(c.axis) +
+                             " " + std::string(dtype_name(c.dtype)) + " " + c.storage;
+    const HostTensor x = random_tensor(c.dtype, c.x, seed++);
+    const HostTensor scale = random_tensor(c.dtype, c.scale, seed++);
+    CallInfo info;
+    Outputs out = rms_kernel().call({{"x", x}, {"scale", scale}}, {{"axis", c.axis}, {"epsilon", 1e-3}},
+                                    {{"F16_STORAGE", std::string(c.storage)}}, &info);
+    EXPECT_EQ(info.variant, c.variant) << what;
+    reference::RmsNormalizationAttributes a;
+    a.axis = c.axis;
+    a.epsilon = 1e-3;
+    expect_matches(out.at("y").read(), reference::rms_normalization(x, scale, a).y, what);
+  }
+}
+
+TEST(RmsNormalization, EpsilonIsAFloatAttributeInTheUniforms) {
+  // x = (3, 4) and epsilon 0.5: y = (3, 4) / sqrt(12.5 + 0.5) = (0.83205029, 1.10940039) (hand-derived);
+  // epsilon 1e-5: (3, 4) / sqrt(12.50001) = (0.84852781, 1.13137042). The same program serves both.
+  const HostTensor x = f32({1, 2}, {3, 4});
+  const HostTensor scale = f32({2}, {1, 1});
+  const HostTensor a = rms_kernel()({{"x", x}, {"scale", scale}}, {{"epsilon", 0.5}}).at("y").read();
+  const std::uint64_t renders = rms_kernel().device()->cache_stats().renders;
+  const HostTensor b = rms_kernel()({{"x", x}, {"scale", scale}}).at("y").read();
+  EXPECT_EQ(rms_kernel().device()->cache_stats().renders, renders);
+  EXPECT_NEAR(a.element(0), 3 / std::sqrt(13.0), 1e-6);
+  EXPECT_NEAR(a.element(1), 4 / std::sqrt(13.0), 1e-6);
+  EXPECT_NEAR(b.element(0), 3 / std::sqrt(12.50001), 1e-6);
+  EXPECT_NEAR(b.element(1), 4 / std::sqrt(12.50001), 1e-6);
+}
+
+TEST(RmsNormalization, BadInputCatalog) {
+  const HostTensor x = f32({2, 3, 8});
+  const HostTensor s8 = f32({8});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", s8}}, {{"axis", std::int64_t{3}}}); },
+               {"axis must lie in [-rank(X), rank(X))", "attrs.axis", "3"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", f32({4})}}); },
+               {"scale must broadcast", "shapes.scale", "[4]"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", f32({2, 8})}}, {{"axis", std::int64_t{-1}}}); },
+               {"scale must broadcast", "[2, 8]"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", f32({3, 1})}}, {{"axis", std::int64_t{-2}}}); },
+               {"other broadcasts are rejected", "[3, 1]"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", s8}}, {{"stash_type", std::int64_t{10}}}); },
+               {"'stash_type' = 10 is not allowed", "1"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", s8}}, {{"epsilon", std::string("small")}}); },
+               {"'epsilon'", "is not a number"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", f16({8})}}); },
+               {"'x' (X) and 'scale' must have the same type T", "float32", "float16"});
+  expect_error([&] { rms_kernel()({{"x", x}}); }, {"missing required input 'scale'"});
+  expect_error([&] { rms_kernel()({{"x", f32({})}, {"scale", s8}}); }, {"axis must lie in", "ranks.x"});
+  expect_error([&] { rms_kernel().call({{"x", x}, {"scale", s8}}, {}, {{"WORKGROUP_SIZE", std::int64_t{48}}}, nullptr); },
+               {"WORKGROUP_SIZE must be a power of two", "48"});
+  expect_error([&] { rms_kernel()({{"x", x}, {"scale", s8}}, {}, {"invStdVar"}); },
+               {"unknown output 'invStdVar'", "declared outputs: y (Y)"});
+}
+
+// ---- SkipSimplifiedLayerNormalization -----------------------------------------------------------
+
+struct SkipCase {
+  Shape x, skip;
+  bool bias;
+  DType dtype;
+  const char* storage;
+  const char* variant;
+};
+
+TEST(SkipSimplifiedLayerNormalization, EveryVariantAndOutputMatchesTheReference) {
+  const bool native_f16 = skip_kernel().device()->has_shader_f16();
+  const SkipCase cases[] = {
+      {{2, 3, 64}, {2, 3, 64}, false, DType::kFloat32, "native", "row_vec4"},
+      {{2, 3, 64}, {1, 3, 64}, true, DType::kFloat32, "native", "row_vec4"},
+      {{3, 4, 16}, {4, 16}, true, DType::kFloat32, "native", "row_vec4"},
+      {{5, 7}, {5, 7}, true, DType::kFloat32, "native", "row"},
+      {{2, 3, 7}, {3, 7}, false, DType::kFloat32, "native", "row"},
+      {{1, 2, 8192}, {1, 2, 8192}, true, DType::kFloat32, "native", "row_vec4"},
+      {{2, 3, 32}, {2, 3, 32}, true, DType::kFloat16, "native", native_f16 ? "row_vec4" : "row_packed"},
+      {{2, 3, 32}, {2, 3, 32}, true, DType::kFloat16, "packed", "row_packed"},
+      {{2, 3, 6}, {3, 6}, false, DType::kFloat16, "packed", "row_packed"},
+  };
+  const std::vector<OutputNames> asks = {{}, {"invStdVar"}, {"inputSkipBiasSum"}, {"inv_std_var", "input_skip_bias_sum"}};
+  unsigned seed = 100;
+  for (const SkipCase& c : cases) {
+    const HostTensor x = random_tensor(c.dtype, c.x, seed++);
+    const HostTensor skip = random_tensor(c.dtype, c.skip, seed++);
+    const HostTensor gamma = random_tensor(c.dtype, {c.x.back()}, seed++);
+    const HostTensor bias = random_tensor(c.dtype, {c.x.back()}, seed++);
+    Inputs inputs{{"x", x}, {"skip", skip}, {"gamma", gamma}};
+    if (c.bias) inputs.emplace("bias", bias);
+    const auto ref = reference::skip_simplified_layer_normalization(x, skip, gamma, c.bias ? &bias : nullptr, 1e-5);
+    // Each case with nothing optional asked for and one other set, the sets taken in turn (both spellings).
+    const std::size_t turn = static_cast<std::size_t>(&c - cases);
+    for (const OutputNames& ask : {asks[0], asks[1 + turn % 3]}) {
+      std::string what = shape_string(c.x) + " skip " + shape_string(c.skip) + (c.bias ? " bias " : " ") +
+                         std::string(dtype_name(c.dtype)) + " " + c.storage + " outputs:";
+      for (const auto& n : ask) what += " " + n;
+      CallInfo info;
+      Outputs out = skip_kernel().call(inputs, {}, {{"F16_STORAGE", std::string(c.storage)}}, &info, ask);
+      EXPECT_EQ(info.variant, c.variant) << what;
+      // Exactly y and the outputs asked for (by either name) come back.
+      EXPECT_EQ(out.size(), 1 + ask.size()) << what;
+      expect_matches(out.at("y").read(), ref.y, what + " y");
+      if (out.count("invStdVar")) {
+        const HostTensor inv = out.at("invStdVar").read();
+        EXPECT_EQ(inv.dtype, DType::kFloat32) << what;
+        EXPECT_EQ(inv.shape, ref.inv_std_var_shape) << what;
+        expect_matches(inv, ref.inv_std_var, what + " invStdVar");
+      }
+      if (out.count("inputSkipBiasSum")) {
+        const HostTensor sum = out.at("inputSkipBiasSum").read();
+        EXPECT_EQ(sum.dtype, c.dtype) << what;
+        EXPECT_EQ(sum.shape, c.x) << what;
+        expect_matches(sum, ref.input_skip_bias_sum, what + " inputSkipBiasSum");
+      }
+    }
+  }
+}
+
+TEST(SkipSimplifiedLayerNormalization, AnOutputNotAskedForIsNotAllocated) {
+  // Asked for nothing optional, the call allocates one output buffer; asked for both, three.
+  auto device = device_with_budget(0);  // nothing pooled: buffers alive are exactly the ones held
+  const Kernel k = get_kernel(kSkipId, {.version = 1}, device);
+  const HostTensor x = f32({2, 3, 16});
+  const HostTensor gamma = f32({16});
+  const Inputs inputs{{"x", x}, {"skip", x}, {"gamma", gamma}};
+  Outputs only_y = k(inputs, {});
+  const std::size_t with_y = device->cache_stats().buffers_alive;
+  Outputs all = k(inputs, {}, {"invStdVar", "inputSkipBiasSum"});
+  EXPECT_EQ(device->cache_stats().buffers_alive, with_y + 3);
+  EXPECT_EQ(only_y.size(), 1u);
+  EXPECT_EQ(all.size(), 3u);
+}
+
+TEST(SkipSimplifiedLayerNormalization, BatchRecordsOptionalOutputs) {
+  const HostTensor x = f32({2, 8});
+  const HostTensor gamma = f32({8}, {1, 1, 1, 1, 1, 1, 1, 1});
+  Batch batch(skip_kernel().device());
+  Outputs first = batch.record(skip_kernel(), {{"x", x}, {"skip", x}, {"gamma", gamma}}, {}, {}, nullptr, {"inputSkipBiasSum"});
+  // The sum 2x chained into a second call as its input, skip zero: the same normalization of 2x.
+  const HostTensor zeros = f32({2, 8}, std::vector<float>(16, 0.0f));
+  Outputs second = batch.record(skip_kernel(), {{"x", first.at("inputSkipBiasSum")}, {"skip", zeros}, {"gamma", gamma}},
+                                {}, {}, nullptr, {"invStdVar"});
+  batch.flush();
+  const HostTensor y1 = first.at("y").read(), y2 = second.at("y").read();
+  for (std::int64_t i = 0; i < y1.numel(); ++i) EXPECT_NEAR(y1.element(i), y2.element(i), 1e-6) << i;
+  // x row 0 = 0.25 * ((i % 13) - 6), i = 0..7: -1.5, -1.25, ..., 0.25; s = 2x; the sum of squares of x is
+  // 0.0625 * (36 + 25 + 16 + 9 + 4 + 1 + 0 + 1) = 5.75, so inv_std_var of s = 1 / sqrt(4 * 5.75 / 8 + 1e-5).
+  EXPECT_NEAR(second.at("invStdVar").read().element(0), 1 / std::sqrt(2.875 + 1e-5), 1e-6);
+}
+
+TEST(SkipSimplifiedLayerNormalization, BadInputCatalog) {
+  const HostTensor x = f32({2, 3, 16});
+  const HostTensor g16 = f32({16});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", f32({2, 3, 8})}, {"gamma", g16}}); },
+               {"last two dimensions of skip must be those of input", "[2, 3, 8]"});
+  expect_error([&] { skip_kernel()({{"x", f32({4, 3, 16})}, {"skip", x}, {"gamma", g16}}); },
+               {"dimension 0 equal to 1 or to input's batch size", "[2, 3, 16]"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", f32({8})}}); },
+               {"gamma must have shape (hidden_size)", "[8]"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}, {"bias", f32({8})}}); },
+               {"bias must have shape (hidden_size)", "[8]"});
+  expect_error([&] { skip_kernel()({{"x", f32({1, 2, 3, 16})}, {"skip", x}, {"gamma", g16}}); },
+               {"'x' (input)", "rank 4", "expected rank 2 or 3"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", f32({1, 16})}}); },
+               {"'gamma'", "rank 2", "expected rank 1"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}}); }, {"missing required input 'gamma'"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", f16({2, 3, 16})}, {"gamma", g16}}); },
+               {"must have the same type T", "float32", "float16"});
+  expect_error([&] {
+                 skip_kernel().call({{"x", f16({2, 5})}, {"skip", f16({2, 5})}, {"gamma", f16({5})}}, {},
+                                    {{"F16_STORAGE", std::string("packed")}}, nullptr);
+               },
+               {"needs an even hidden_size", "5"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {{"epsilon", std::string("x")}}); },
+               {"'epsilon'", "is not a number"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {}, {"mean"}); },
+               {"unknown output 'mean'", "invStdVar (inv_std_var) [optional]", "inputSkipBiasSum (input_skip_bias_sum) [optional]"});
+}
+
+}  // namespace
+}  // namespace wgk::testing
