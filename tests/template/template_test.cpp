@@ -143,6 +143,16 @@ Object kernel_context(int rank, bool positions, bool interleaved, const char* T,
            {"tunables", Object{{"WORKGROUP_SIZE", wg}}},
            {"dtypes", Object{{"T", T}, {"M", "u32"}}}};
   if (positions) c["hasPositionIds"] = true;
+  // The normalization templates' names, varied with the same grid: width 4 or 8 (rank), the scale and skip
+  // modes, odd rows and the optional bias and outputs.
+  c["rowWg"] = wg;
+  c["width"] = rank == 3 ? 4 : 8;
+  c["scaleMode"] = positions ? "repeat" : (interleaved ? "one" : "full");
+  c["skipMode"] = positions ? "repeat" : "full";
+  c["oddRow"] = interleaved;
+  c["fvector"] = "vec4<f32>";
+  c["words"] = "u32";
+  c["present"] = Object{{"bias", positions}, {"invStdVar", interleaved}, {"inputSkipBiasSum", !interleaved}};
   return c;
 }
 

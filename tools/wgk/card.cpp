@@ -155,7 +155,12 @@ std::string usage_example(const contract::Contract& c, const std::string& id, in
   std::string attrs;
   if (chosen->contains("attrs"))
     for (const auto& [k, v] : (*chosen)["attrs"].items()) attrs += std::string(attrs.empty() ? "" : ", ") + "{\"" + k + "\", " + v.dump() + "}";
-  s << "  wgk::Outputs out = kernel({" << args << "}" << (attrs.empty() ? "" : ", {" + attrs + "}") << ");\n";
+  std::string optional_outputs;  // asked for by name: an optional output is produced only then (wgk::OutputNames)
+  for (const auto& o : c.outputs)
+    if (o.optional) optional_outputs += (optional_outputs.empty() ? "\"" : ", \"") + o.name + "\"";
+  s << "  wgk::Outputs out = kernel({" << args << "}"
+    << (attrs.empty() && optional_outputs.empty() ? "" : ", {" + attrs + "}")
+    << (optional_outputs.empty() ? "" : ", {" + optional_outputs + "}") << ");\n";
   for (const auto& o : c.outputs) s << "  wgk::HostTensor " << o.name << " = out.at(\"" << o.name << "\").read();\n";
   s << "  return 0;\n}\n```\n";
   return s.str();

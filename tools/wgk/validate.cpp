@@ -1,5 +1,6 @@
 // wgk validate <package folder | id>: loads the package (sha256-verified), walks a grid of small call
-// signatures over every dtype, rank, position-id form and attribute value its contract admits, and for
+// signatures over every dtype, rank, position-id form and attribute value its contract admits (RotaryEmbedding
+// packages; any other package: the signatures of its test.json cases that expect no error), and for
 // each admitted signature selects a variant, renders every pass and compiles each distinct WGSL text on
 // the current adapter. Fails (exit 1) when a variant is never reached, a render or compile fails, or a
 // signature passes every check but no variant serves it.
@@ -10,6 +11,10 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+#include <variant>
+
+#include "cases.h"
 #include "command.h"
 #include "resolve.h"
 #include "store/store.h"
@@ -141,10 +146,25 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     const contract::DeviceCaps& adapter = introspect::caps(*kernel.device());
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
-    for (const char* name : {"x", "cos", "sin"})
-      if (!c.find_input(name))
-        throw Error(ErrorKind::kInvalidArgument, "wgk validate: " + c.domain + "." + c.name + " has no input '" + name +
-                                                     "': the signature grid covers RotaryEmbedding packages only");
+    // The signatures: the RotaryEmbedding grid for a package with its inputs, else every non-error case of
+    // the package's test.json (its dtype, shapes, attributes and tunables).
+    std::vector<contract::CallSignature> calls;
+    if (c.find_input("x") && c.find_input("cos") && c.find_input("sin")) {
+      for (const GridPoint& g : grid(c))
+        if (auto call = signature_of(c, g)) calls.push_back(std::move(*call));
+    } else {
+      const auto tests = nlohmann::json::parse(introspect::package_file(kernel, "test.json"));
+      const auto to_value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+      for (std::size_t i = 0; i < tests.at("cases").size(); ++i) {
+        const Case t = case_from_json(tests["cases"][i], "test.json: cases[" + std::to_string(i) + "]");
+        if (!t.expected_error.empty()) continue;
+        contract::CallSignature call;
+        for (const auto& [name, host] : t.inputs) call.inputs[name] = {host.dtype, host.shape};
+        for (const auto& [name, v] : t.attrs) call.attrs[name] = to_value(v);
+        for (const auto& [name, v] : t.tunables) call.tunables[name] = to_value(v);
+        calls.push_back(std::move(call));
+      }
+    }
 
     // Two planners: the adapter as it is, and the same adapter with shader-f16 flipped, so the
     // variants a feature gates are rendered either way (compiled where the adapter can).
@@ -165,9 +185,8 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     std::vector<std::string> unserved_examples, other_failures;
     for (const auto& caps : all_caps) {
       contract::Planner planner(contract, caps.caps, templates);
-      for (const GridPoint& g : grid(c)) {
-        const auto call = signature_of(c, g);
-        if (!call) continue;
+      for (const contract::CallSignature& signature : calls) {
+        const contract::CallSignature* call = &signature;
         ++tried;
         contract::Selection selection;
         try {
