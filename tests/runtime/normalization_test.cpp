@@ -77,12 +77,14 @@ TEST(RmsNormalization, EveryVariantMatchesTheReference) {
   unsigned seed = 1;
   for (const RmsCase& c : cases) {
     const std::string what = shape_string(c.x) + " scale " + shape_string(c.scale) + " axis " + std::to_string(c.axis) +
-                             " " + std::string(dtype_name(c.dtype)) + " " + c.storage;
+                             " " + std::string(dtype_name(c.dtype)) + " " + c.storage + " seed " + std::to_string(seed);
     const HostTensor x = random_tensor(c.dtype, c.x, seed++);
     const HostTensor scale = random_tensor(c.dtype, c.scale, seed++);
     CallInfo info;
+    // ROW_CACHE in turn: rows kept in registers (auto) or read twice (off).
+    const std::string row_cache = seed % 4 == 1 ? "auto" : "off";
     Outputs out = rms_kernel().call({{"x", x}, {"scale", scale}}, {{"axis", c.axis}, {"epsilon", 1e-3}},
-                                    {{"F16_STORAGE", std::string(c.storage)}}, &info);
+                                    {{"F16_STORAGE", std::string(c.storage)}, {"ROW_CACHE", row_cache}}, &info);
     EXPECT_EQ(info.variant, c.variant) << what;
     reference::RmsNormalizationAttributes a;
     a.axis = c.axis;
@@ -171,7 +173,11 @@ TEST(SkipSimplifiedLayerNormalization, EveryVariantAndOutputMatchesTheReference)
                          std::string(dtype_name(c.dtype)) + " " + c.storage + " outputs:";
       for (const auto& n : ask) what += " " + n;
       CallInfo info;
-      Outputs out = skip_kernel().call(inputs, {}, {{"F16_STORAGE", std::string(c.storage)}}, &info, ask);
+      // ROW_CACHE in turn: s kept in registers (auto) or computed twice (off), the optional outputs in both.
+      const std::string row_cache = turn % 2 ? "off" : "auto";
+      what += " ROW_CACHE " + row_cache;
+      Outputs out = skip_kernel().call(inputs, {}, {{"F16_STORAGE", std::string(c.storage)}, {"ROW_CACHE", row_cache}},
+                                       &info, ask);
       EXPECT_EQ(info.variant, c.variant) << what;
       // Exactly y and the outputs asked for (by either name) come back.
       EXPECT_EQ(out.size(), 1 + ask.size()) << what;
