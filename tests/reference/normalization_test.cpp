@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../error_helpers.h"
+#include "../ort_oracle.h"
 #include "io/npy.h"
 #include "reference/rms_normalization.h"
 #include "reference/skip_simplified_layer_normalization.h"
@@ -117,53 +118,6 @@ TEST(SkipSimplifiedLayerNormalizationReference, RefusesWhatORTRefuses) {
 // ---- against ONNX Runtime ---------------------------------------------------------------------------
 
 #ifdef WGK_NODE
-struct OrtCase {
-  std::string name, op, domain;
-  DType dtype;
-  std::map<std::string, HostTensor> inputs;
-  std::vector<std::string> outputs;
-  std::int64_t axis = -1;
-  double epsilon = 1e-5;
-};
-
-// Runs `cases` through tests/oracles/ort_run.mjs; returns outputs by case and output name.
-std::map<std::string, std::map<std::string, HostTensor>> run_ort(const std::vector<OrtCase>& cases, const fs::path& dir) {
-  fs::create_directories(dir);
-  std::string json = "{\"cases\": [";
-  for (std::size_t k = 0; k < cases.size(); ++k) {
-    const OrtCase& c = cases[k];
-    json += std::string(k ? "," : "") + "{\"name\": \"" + c.name + "\", \"op\": \"" + c.op + "\", \"domain\": \"" + c.domain +
-            "\", \"dtype\": \"" + std::string(dtype_name(c.dtype)) + "\", \"floatAttributes\": [\"epsilon\"], \"attributes\": {";
-    char eps[64];
-    std::snprintf(eps, sizeof eps, "%.9g", c.epsilon);
-    json += std::string("\"epsilon\": ") + eps + (c.op == "RMSNormalization" ? ", \"axis\": " + std::to_string(c.axis) : "");
-    json += "}, \"inputs\": {";
-    bool first = true;
-    for (const auto& [name, t] : c.inputs) {
-      const fs::path p = dir / (c.name + "_" + name + ".npy");
-      io::write_npy(p, t);
-      json += std::string(first ? "" : ",") + "\"" + name + "\": \"" + p.string() + "\"";
-      first = false;
-    }
-    json += "}, \"outputs\": {";
-    first = true;
-    for (const auto& name : c.outputs) {
-      json += std::string(first ? "" : ",") + "\"" + name + "\": \"" + (dir / (c.name + "_out_" + name + ".npy")).string() + "\"";
-      first = false;
-    }
-    json += "}}";
-  }
-  json += "]}";
-  const fs::path manifest = dir / "cases.json";
-  std::ofstream(manifest) << json;
-  const std::string command = std::string(WGK_NODE) + " " + WGK_SOURCE_DIR "/tests/oracles/ort_run.mjs " + manifest.string();
-  EXPECT_EQ(std::system(command.c_str()), 0) << command;
-  std::map<std::string, std::map<std::string, HostTensor>> out;
-  for (const OrtCase& c : cases)
-    for (const auto& name : c.outputs) out[c.name].emplace(name, io::read_npy(dir / (c.name + "_out_" + name + ".npy")));
-  return out;
-}
-
 std::vector<double> doubles(const HostTensor& t) {
   std::vector<double> v(static_cast<std::size_t>(t.numel()));
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.element(static_cast<std::int64_t>(i));

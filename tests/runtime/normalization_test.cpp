@@ -5,6 +5,9 @@
 #include <cmath>
 #include <map>
 
+#include <unistd.h>
+
+#include "../ort_oracle.h"
 #include "call_helpers.h"
 #include "reference/rms_normalization.h"
 #include "reference/skip_simplified_layer_normalization.h"
@@ -258,6 +261,113 @@ TEST(SkipSimplifiedLayerNormalization, BadInputCatalog) {
   expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {}, {"mean"}); },
                {"unknown output 'mean'", "invStdVar (inv_std_var) [optional]", "inputSkipBiasSum (input_skip_bias_sum) [optional]"});
 }
+
+
+// ---- against ONNX Runtime (the differential test of issue 16) -----------------------------------
+
+#ifdef WGK_NODE
+// Random calls of both ops, on the GPU and on ORT 1.30's CPU provider, compared output by output. Both compute
+// in float32 and round once: f32 within 2e-5 relative (two float32 reductions in different orders), f16
+// within one f16 unit (2^-10 relative: each side's rounding may go the other way). WGK_NORM_ORT_COUNT cases per
+// op (default 100), WGK_NORM_ORT_SEED fixes the cases (default: from the clock,
+// printed).
+TEST(NormalizationVsORT, RandomCallsOfBothOpsAgree) {
+  const char* count_env = std::getenv("WGK_NORM_ORT_COUNT");
+  const char* seed_env = std::getenv("WGK_NORM_ORT_SEED");
+  const int count = count_env ? std::atoi(count_env) : 100;
+  const unsigned seed = seed_env ? static_cast<unsigned>(std::strtoul(seed_env, nullptr, 10))
+                                 : static_cast<unsigned>(std::random_device{}());
+  std::printf("WGK_NORM_ORT_SEED=%u WGK_NORM_ORT_COUNT=%d\n", seed, count);
+  std::mt19937 rng(seed);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  struct Run {
+    OrtCase c;
+    Attributes tunables;
+  };
+  std::vector<Run> runs;
+  unsigned data_seed = seed;
+  for (int k = 0; k < count; ++k) {
+    const DType dt = pick(0, 1) ? DType::kFloat16 : DType::kFloat32;
+    Attributes tunables{{"F16_STORAGE", std::string(pick(0, 1) ? "packed" : "native")},
+                        {"ROW_CACHE", std::string(pick(0, 1) ? "off" : "auto")},
+                        {"WORKGROUP_SIZE", std::int64_t{1} << pick(5, 8)}};
+    {
+      OrtCase r{"rms" + std::to_string(k), "RMSNormalization", "ai.onnx", dt, {}, {"y"}};
+      const int rank = static_cast<int>(pick(1, 4));
+      Shape x;
+      for (int d = 0; d < rank; ++d) x.push_back(pick(1, 7));
+      if (pick(0, 9) == 0) x.back() = pick(1000, 5000);  // now and then a long row
+      r.axis = pick(-rank, rank - 1);
+      const std::int64_t axis = r.axis < 0 ? r.axis + rank : r.axis;
+      Shape scale;  // the forms the package implements: trailing dims, one element, (1, ..., 1, X.shape[-1])
+      switch (pick(0, 2)) {
+        case 0: for (std::int64_t d = axis + pick(0, rank - axis - 1); d < rank; ++d) scale.push_back(x[d]); break;
+        case 1: scale = Shape(static_cast<std::size_t>(pick(0, rank - axis)), 1); break;
+        default: scale = Shape(static_cast<std::size_t>(rank - axis), 1); scale.back() = x.back(); break;
+      }
+      r.epsilon = pick(0, 2) == 0 ? 0.1 : 1e-5;
+      r.inputs.emplace("x", random_tensor(dt, x, data_seed++));
+      r.inputs.emplace("scale", random_tensor(dt, scale, data_seed++));
+      runs.push_back({std::move(r), tunables});
+    }
+    {
+      OrtCase s{"skip" + std::to_string(k), "SkipSimplifiedLayerNormalization", "com.microsoft", dt, {}, {"y"}};
+      std::int64_t h = pick(1, 64);
+      if (pick(0, 9) == 0) h = pick(1000, 5000);
+      if (dt == DType::kFloat16 && h % 2 == 1) ++h;  // packed storage needs an even hidden_size (card)
+      const std::int64_t b = pick(1, 3), seq = pick(1, 4);
+      const bool rank3 = pick(0, 3) != 0;
+      const Shape in = rank3 ? Shape{b, seq, h} : Shape{seq, h};
+      const std::int64_t form = pick(0, 2);  // skip: input's shape, (1, S, H), (S, H)
+      const Shape sk = !rank3 || form == 0 ? in : form == 1 ? Shape{1, seq, h} : Shape{seq, h};
+      s.inputs.emplace("x", random_tensor(dt, in, data_seed++));
+      s.inputs.emplace("skip", random_tensor(dt, sk, data_seed++));
+      s.inputs.emplace("gamma", random_tensor(dt, {h}, data_seed++));
+      if (pick(0, 1)) s.inputs.emplace("bias", random_tensor(dt, {h}, data_seed++));
+      if (pick(0, 1)) s.outputs.push_back("invStdVar");
+      if (pick(0, 1)) s.outputs.push_back("inputSkipBiasSum");
+      s.epsilon = pick(0, 2) == 0 ? 0.25 : 1e-5;
+      runs.push_back({std::move(s), tunables});
+    }
+  }
+  std::vector<OrtCase> cases;
+  for (const Run& r : runs) cases.push_back(r.c);
+  const fs::path dir = fs::temp_directory_path() / ("wgk_norm_gpu_ort_" + std::to_string(::getpid()));
+  const auto ort = run_ort(cases, dir);
+  fs::remove_all(dir);
+  int failed_cases = 0;
+  for (const Run& r : runs) {
+    const OrtCase& c = r.c;
+    Inputs inputs;
+    for (const auto& [name, t] : c.inputs) inputs.emplace(name, t);
+    Attributes attrs{{"epsilon", c.epsilon}};
+    if (c.op == "RMSNormalization") attrs["axis"] = c.axis;
+    OutputNames ask(c.outputs.begin() + 1, c.outputs.end());
+    const Kernel& k = c.op == "RMSNormalization" ? rms_kernel() : skip_kernel();
+    Outputs out = k.call(inputs, attrs, r.tunables, nullptr, ask);
+    EXPECT_EQ(out.size(), c.outputs.size()) << c.name;
+    bool ok = true;
+    for (const auto& name : c.outputs) {
+      const HostTensor got = out.at(name).read();
+      const HostTensor& want = ort.at(c.name).at(name);
+      EXPECT_EQ(got.shape, want.shape) << c.name << " " << name;
+      EXPECT_EQ(got.dtype, want.dtype) << c.name << " " << name;
+      const bool f16 = got.dtype == DType::kFloat16;
+      const double rel = f16 ? 2e-3 : 2e-5, abs = f16 ? 2e-5 : 2e-6;
+      for (std::int64_t i = 0; i < got.numel() && ok; ++i) {
+        const double g = got.element(i), w = want.element(i);
+        if (!(std::abs(g - w) <= abs + rel * std::abs(w))) {
+          ADD_FAILURE() << c.name << " " << name << " element " << i << ": GPU " << g << ", ORT " << w << " (x "
+                        << shape_string(c.inputs.at("x").shape) << ", seed " << seed << ")";
+          ok = false;
+        }
+      }
+    }
+    failed_cases += ok ? 0 : 1;
+  }
+  std::printf("%zu calls compared with ORT, %d differed\n", runs.size(), failed_cases);
+}
+#endif
 
 }  // namespace
 }  // namespace wgk::testing
