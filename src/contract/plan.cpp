@@ -654,6 +654,22 @@ std::string declarations(const PlannedPass& pp, bool needs_f16) {
   return decls;
 }
 
+/// WGSL wants every `enable` directive before any declaration: the ones the rendered template begins with
+/// (`enable subgroups;`, docs/kernel-conventions.md) go before the generated declarations.
+std::string with_enables_first(const std::string& declarations, std::string body) {
+  std::string enables;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t start = body.find_first_not_of(" \t\r\n", at);
+    if (start == std::string::npos || body.compare(start, 7, "enable ") != 0) break;
+    const std::size_t end = body.find(';', start);
+    if (end == std::string::npos) break;
+    enables += body.substr(start, end + 1 - start) + "\n";
+    at = end + 1;
+  }
+  return enables + declarations + body.substr(at);
+}
+
 }  // namespace
 
 Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) const {
@@ -783,7 +799,7 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
           key += scope.lookup(name).repr();
           key += '\n';
         }
-        auto render_text = [&] { return declarations(pp, needs_f16) + t.render(scope); };
+        auto render_text = [&] { return with_enables_first(declarations(pp, needs_f16), t.render(scope)); };
         pp.program = programs_ ? programs_(std::move(key), op + "/" + variant.id + "/" + pass.id, render_text)
                                : std::make_shared<const ProgramText>(ProgramText{std::move(key), render_text()});
       } catch (const Error& e) {  // a template fault: say which package, variant and pass

@@ -87,7 +87,9 @@ TEST(RmsNormalization, EveryVariantMatchesTheReference) {
     // ROW_CACHE in turn: rows kept in registers (auto) or read twice (off).
     const std::string row_cache = seed % 4 == 1 ? "auto" : "off";
     Outputs out = rms_kernel().call({{"x", x}, {"scale", scale}}, {{"axis", c.axis}, {"epsilon", 1e-3}},
-                                    {{"F16_STORAGE", std::string(c.storage)}, {"ROW_CACHE", row_cache}}, &info);
+                                    {{"F16_STORAGE", std::string(c.storage)}, {"ROW_CACHE", row_cache},
+                                     {"REDUCTION", std::string(seed % 8 < 4 ? "auto" : "workgroup")}},
+                                    &info);
     EXPECT_EQ(info.variant, c.variant) << what;
     reference::RmsNormalizationAttributes a;
     a.axis = c.axis;
@@ -179,7 +181,9 @@ TEST(SkipSimplifiedLayerNormalization, EveryVariantAndOutputMatchesTheReference)
       // ROW_CACHE in turn: s kept in registers (auto) or computed twice (off), the optional outputs in both.
       const std::string row_cache = turn % 2 ? "off" : "auto";
       what += " ROW_CACHE " + row_cache;
-      Outputs out = skip_kernel().call(inputs, {}, {{"F16_STORAGE", std::string(c.storage)}, {"ROW_CACHE", row_cache}},
+      Outputs out = skip_kernel().call(inputs, {},
+                                       {{"F16_STORAGE", std::string(c.storage)}, {"ROW_CACHE", row_cache},
+                                        {"REDUCTION", std::string(turn % 3 == 0 ? "workgroup" : "auto")}},
                                        &info, ask);
       EXPECT_EQ(info.variant, c.variant) << what;
       // Exactly y and the outputs asked for (by either name) come back.
@@ -290,6 +294,7 @@ TEST(NormalizationVsORT, RandomCallsOfBothOpsAgree) {
     const DType dt = pick(0, 1) ? DType::kFloat16 : DType::kFloat32;
     Attributes tunables{{"F16_STORAGE", std::string(pick(0, 1) ? "packed" : "native")},
                         {"ROW_CACHE", std::string(pick(0, 1) ? "off" : "auto")},
+                        {"REDUCTION", std::string(pick(0, 1) ? "workgroup" : "auto")},
                         {"WORKGROUP_SIZE", std::int64_t{1} << pick(5, 8)}};
     {
       OrtCase r{"rms" + std::to_string(k), "RMSNormalization", "ai.onnx", dt, {}, {"y"}};

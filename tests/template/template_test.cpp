@@ -151,6 +151,7 @@ Object kernel_context(int rank, bool positions, bool interleaved, const char* T,
   c["skipMode"] = positions ? "repeat" : "full";
   c["oddRow"] = interleaved;
   c["rowCache"] = interleaved ? 2 : 0;
+  c["reduction"] = positions ? "subgroup" : "workgroup";
   c["fvector"] = "vec4<f32>";
   c["words"] = "u32";
   c["present"] = Object{{"bias", positions}, {"invStdVar", interleaved}, {"inputSkipBiasSum", !interleaved}};
