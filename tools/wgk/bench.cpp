@@ -18,6 +18,7 @@
 #include "cases.h"
 #include "reference/op.h"
 #include "command.h"
+#include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
 #include "runtime/boundary.h"
@@ -102,8 +103,10 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
     throw Error(ErrorKind::kContract, kernel.id() + ": bench.json: " + e.what());
   }
   const auto& cases = bench.at("cases");
+  Progress progress("wgk bench: " + kernel.id(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     BenchCase c = bench_case_from_json(cases[i], kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]");
+    progress.update(i, c.name);
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
     for (const auto& [name, value] : o.overrides) c.tunables.insert_or_assign(name, value);
     BenchRow row;

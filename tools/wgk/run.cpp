@@ -8,6 +8,7 @@
 #include "cases.h"
 #include "command.h"
 #include "contract/contract.h"
+#include "contract/plan.h"
 #include "resolve.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
@@ -104,6 +105,22 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                 << (it != full.end() && !attrs.count(a.name) ? " (default)" : "");
     }
     std::cout << (contract.attributes.empty() ? " none\n" : "\n");
+    // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
+    {
+      contract::CallSignature sig;
+      auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+      for (const auto& [name, t] : host) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
+      for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
+      for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));
+      const contract::Planner planner(introspect::contract(kernel), introspect::caps(*kernel.device()),
+                                      [](const std::string&) { return std::string(); });
+      const contract::Selection selection = planner.select(sig, {.derive_values = true});
+      if (!selection.derive.empty()) {
+        std::cout << "derive: ";
+        for (const auto& d : selection.derive) std::cout << " " << d.name << "=" << (d.value ? d.value->repr() : "error");
+        std::cout << "\n";
+      }
+    }
     if (!tunables.empty()) {
       std::cout << "tunables:";
       for (const auto& [name, v] : tunables) std::cout << " " << name << "=" << attribute_text(v);
