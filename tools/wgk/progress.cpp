@@ -23,7 +23,7 @@ void Progress::update(std::size_t done, const std::string& detail) {
     shown_ = true;
     return;
   }
-  if (done < next_plain_ || (done == 0 && total_ != 0)) return;
+  if ((done < next_plain_ && done != total_) || (done == 0 && total_ != 0)) return;
   std::cerr << what_ << " " << count << "\n";
   next_plain_ = done + (total_ >= 10 ? total_ / 10 : 1);
 }
