@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -35,6 +36,36 @@ double rss_mib() {
   long pages_total = 0, pages_resident = 0;
   statm >> pages_total >> pages_resident;
   return static_cast<double>(pages_resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+/// Resident MiB by kind of mapping (/proc/self/smaps): malloc's main heap ([heap]), anonymous mappings
+/// (large mallocs, other threads' malloc arenas, Dawn and driver allocations), memfd files (lavapipe's
+/// device memory), everything else (libraries, stacks).
+struct RssByKind {
+  double heap = 0, anon = 0, memfd = 0, other = 0;
+};
+
+RssByKind rss_by_kind() {
+  std::ifstream smaps("/proc/self/smaps");
+  RssByKind r;
+  double* kind = &r.other;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    if (line.empty()) continue;
+    if (std::isxdigit(static_cast<unsigned char>(line[0])) && line.find('-') < line.find(' ')) {
+      // "start-end perms offset dev inode [path]": the path starts at the sixth field.
+      std::size_t pos = 0;
+      for (int field = 0; field < 5 && pos != std::string::npos; ++field) {
+        pos = line.find(' ', pos);
+        if (pos != std::string::npos) pos = line.find_first_not_of(' ', pos);
+      }
+      const std::string path = pos == std::string::npos ? "" : line.substr(pos);
+      kind = path.empty() ? &r.anon : path == "[heap]" ? &r.heap : path.starts_with("/memfd:") ? &r.memfd : &r.other;
+    } else if (line.starts_with("Rss:")) {
+      *kind += std::stod(line.substr(4)) / 1024.0;
+    }
+  }
+  return r;
 }
 
 wgk::HostTensor f32(wgk::Shape shape, float scale) {
@@ -62,6 +93,9 @@ void report(const char* pattern, int calls, double rss_start, const std::shared_
               static_cast<double>(s.buffer_bytes_alive) / (1 << 20), static_cast<unsigned long long>(s.plans_made),
               static_cast<unsigned long long>(s.renders), static_cast<unsigned long long>(s.compilations),
               static_cast<unsigned long long>(s.evictions));
+  const RssByKind by = rss_by_kind();
+  std::printf("        RSS by mapping: [heap] %.1f  anonymous %.1f  memfd %.1f  other %.1f MiB\n", by.heap, by.anon,
+              by.memfd, by.other);
   std::fflush(stdout);
 }
 

@@ -50,8 +50,9 @@ struct DeviceOptions {
   bool high_performance = true;
   /// Bytes the device may keep cached (plans, programs with their compiled pipelines, bind groups, and
   /// pooled storage buffers), least recently used evicted first. Tensors that callers hold are not
-  /// counted and never evicted. The default, 64 MiB, holds some 20,000 plans, or the pooled buffers of
-  /// one 1x32x4096x128 float32 prefill; a budget of 0 caches nothing (every call plans, renders and
+  /// counted and never evicted. Plans hold at most an eighth of the budget (the default's 8 MiB: some
+  /// 4,000 call signatures). The default, 64 MiB, holds the pooled buffers of one 1x32x4096x128 float32
+  /// prefill; a budget of 0 caches nothing (every call plans, renders and
   /// compiles again). A budget under one compiled pipeline (about 0.5 MiB) keeps none: every call
   /// compiles (milliseconds), and each pending call of a Batch holds its own pipeline until the flush.
   /// On a CPU adapter (lavapipe) pooled buffers are host memory.

@@ -13,6 +13,15 @@
 
 namespace wgk::contract {
 
+const char* attribute_type_name(AttributeType type) {
+  switch (type) {
+    case AttributeType::kInt: return "INT";
+    case AttributeType::kFloat: return "FLOAT";
+    case AttributeType::kString: return "STRING";
+  }
+  return "?";
+}
+
 const Input* Contract::find_input(std::string_view name) const {
   for (const Input& i : inputs) {
     if (i.name == name) return &i;

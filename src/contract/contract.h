@@ -51,8 +51,16 @@ struct Output {
   std::string description;
 };
 
+/// ONNX AttributeProto types a contract can declare (onnx.proto AttributeType): manifest `attributes.<name>.type`
+/// "INT", "FLOAT" or "STRING"; when absent, the default's kind (a float: FLOAT, a string: STRING), else INT.
+enum class AttributeType { kInt, kFloat, kString };
+
+/// "INT", "FLOAT", "STRING".
+const char* attribute_type_name(AttributeType type);
+
 struct Attribute {
   std::string name;
+  AttributeType type = AttributeType::kInt;
   std::optional<expr::Value> default_value;  ///< absent: the attribute is undefined unless given
   std::vector<expr::Value> allowed_values;   ///< from attributeConstraints.<name>.values; empty: any
   std::string description;

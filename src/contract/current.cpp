@@ -131,11 +131,24 @@ Draft parse_current(const Node& root) {
 
   if (auto attrs = root.find("attributes")) {
     for (const auto& [name, n] : attrs->members()) {
-      n.expect_keys({"default", "description"});
+      n.expect_keys({"type", "default", "description"});
       if (!is_identifier(name)) n.fail("attribute name '" + name + "' is not a name an expression can spell");
       Attribute a;
       a.name = name;
       if (auto d = n.find("default")) a.default_value = d->value();
+      if (a.default_value && a.default_value->is_float()) a.type = AttributeType::kFloat;
+      if (a.default_value && a.default_value->is_string()) a.type = AttributeType::kString;
+      if (auto t = n.find("type")) {
+        const std::string type = t->string();
+        if (type == "INT") a.type = AttributeType::kInt;
+        else if (type == "FLOAT") a.type = AttributeType::kFloat;
+        else if (type == "STRING") a.type = AttributeType::kString;
+        else t->fail("attribute type '" + type + "' is not INT, FLOAT or STRING (ONNX AttributeProto)");
+        const bool fits = !a.default_value || (a.type == AttributeType::kString ? a.default_value->is_string()
+                                                                                  : a.default_value->is_number() && !a.default_value->is_bool() &&
+                                                                                        (a.type == AttributeType::kFloat || a.default_value->is_int()));
+        if (!fits) t->fail("the default " + a.default_value->repr() + " is not of type " + type);
+      }
       if (auto d = n.find("description")) a.description = d->string();
       c.attributes.push_back(std::move(a));
     }

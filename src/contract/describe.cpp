@@ -57,7 +57,7 @@ void print_contract(const Contract& c, std::ostream& out) {
   }
   out << "attributes:\n";
   for (const Attribute& a : c.attributes) {
-    out << "  " << a.name << ": " << (a.default_value ? "default " + a.default_value->repr() : "no default");
+    out << "  " << a.name << ": " << attribute_type_name(a.type) << ", " << (a.default_value ? "default " + a.default_value->repr() : "no default");
     if (!a.allowed_values.empty()) {
       out << ", allowed";
       for (const expr::Value& v : a.allowed_values) out << " " << v.repr();

@@ -203,7 +203,12 @@ Draft parse_legacy(const Node& root) {
   if (auto attrs = root.find("attributes")) {
     for (const auto& [name, n] : attrs->members()) {
       if (!is_identifier(name)) n.fail("attribute name '" + name + "' is not a name an expression can spell");
-      c.attributes.push_back({name, n.value(), {}, ""});
+      {
+        Attribute a{name, AttributeType::kInt, n.value(), {}, ""};
+        if (a.default_value->is_float()) a.type = AttributeType::kFloat;
+        if (a.default_value->is_string()) a.type = AttributeType::kString;
+        c.attributes.push_back(std::move(a));
+      }
     }
   }
   if (auto descriptions = root.find("attributeDescriptions")) {
@@ -212,7 +217,7 @@ Draft parse_legacy(const Node& root) {
                              [&attr = name](const Attribute& a) { return a.name == attr; });
       if (it == c.attributes.end()) {
         if (!is_identifier(name)) n.fail("attribute name '" + name + "' is not a name an expression can spell");
-        c.attributes.push_back({name, std::nullopt, {}, ""});
+        c.attributes.push_back({name, AttributeType::kInt, std::nullopt, {}, ""});
         it = c.attributes.end() - 1;
       }
       it->description = n.string();

@@ -415,17 +415,21 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
       for (const auto& d : c.attributes) declared += (declared.empty() ? "" : ", ") + d.name;
       fail(op + ": unknown attribute '" + name + "'; declared attributes: " + (declared.empty() ? "none" : declared));
     }
-    // ONNX INT attributes take integers (an integral float such as 1.0 is taken as 1); an attribute
-    // whose manifest default is a float (ONNX FLOAT, e.g. com.microsoft's `scale`) takes any number.
-    const bool is_float_attr = a->default_value && a->default_value->is_float();
+    // As the contract declares the attribute (ONNX AttributeProto type): INT takes integers (an integral
+    // float such as 1.0 is taken as 1), FLOAT any number, STRING a string.
     Value v;
-    if (is_float_attr && value.is_number() && !value.is_bool()) {
+    if (a->type == AttributeType::kFloat && value.is_number() && !value.is_bool()) {
       v = Value(value.as_number());
+    } else if (a->type == AttributeType::kString && value.is_string()) {
+      v = value;
     } else {
-      std::optional<std::int64_t> iv = value.is_bool() ? std::nullopt : integral(value);
+      std::optional<std::int64_t> iv =
+          a->type != AttributeType::kInt || value.is_bool() ? std::nullopt : integral(value);
       if (!iv)
         fail(op + ": attribute '" + name + "': value " + value.repr() + " (" + value.type_name() + ") is not " +
-             (is_float_attr ? "a number" : "an integer (ONNX INT attribute)"));
+             (a->type == AttributeType::kFloat    ? "a number (ONNX FLOAT attribute)"
+              : a->type == AttributeType::kString ? "a string (ONNX STRING attribute)"
+                                                  : "an integer (ONNX INT attribute)"));
       v = Value(*iv);
     }
     if (!a->allowed_values.empty() &&

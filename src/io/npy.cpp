@@ -201,10 +201,20 @@ HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source)
   const std::optional<DType> dtype = dtype_from_descr(header.descr);
   if (!dtype) {
     std::string why = "unsupported .npy dtype '" + header.descr + "'";
-    if (!header.descr.empty() && header.descr[0] == '>') why += " (big-endian is not supported)";
-    fail(source, why + "; supported: '<f4' float32, '<f2' float16, '<i8' int64, '<u4' uint32, no conversion");
+    const std::string& d = header.descr;
+    const bool big = !d.empty() && d[0] == '>';
+    if (big) why += " (big-endian is not supported)";
+    why += "; supported: '<f4' float32, '<f2' float16, '<i8' int64, '<u4' uint32, no conversion";
+    // What the writer can do (numpy): the nearest supported type, little-endian.
+    const char kind = d.size() >= 2 ? d[1] : '?';
+    if (big) why += "; save x.astype(x.dtype.newbyteorder('<')) instead";
+    else if (kind == 'f') why += "; save x.astype(np.float32) (or np.float16) instead";
+    else if (kind == 'i' || kind == 'u' || kind == 'b') why += "; save x.astype(np.int64) instead";
+    fail(source, why);
   }
-  if (header.fortran_order) fail(source, "fortran_order True is not supported (only C order), shape " + shape_string(header.shape));
+  if (header.fortran_order)
+    fail(source, "fortran_order True is not supported (only C order), shape " + shape_string(header.shape) +
+                     "; save np.ascontiguousarray(x) instead");
 
   std::int64_t count = 0;
   try {

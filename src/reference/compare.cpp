@@ -50,7 +50,9 @@ Comparison compare(std::span<const double> actual, std::span<const double> expec
       c.worst_actual = a;
       c.worst_expected = e;
     }
-    if (e != 0.0) c.max_rel_error = std::max(c.max_rel_error, error / std::fabs(e));
+    // Relative error where the absolute bound does not already cover the element: near 0 it says nothing
+    // (expected 6e-9, actual 0 is "rel 1" yet within any f32 tolerance).
+    if (e != 0.0 && std::fabs(e) > tolerance.abs) c.max_rel_error = std::max(c.max_rel_error, error / std::fabs(e));
     if (error > tolerance.abs + tolerance.rel * std::fabs(e)) {
       ++c.violations;
       if (c.first_violation < 0) c.first_violation = i;

@@ -19,7 +19,7 @@ struct Tolerance {
 struct Comparison {
   std::int64_t count = 0;            ///< elements compared
   double max_abs_error = 0.0;        ///< max |actual - expected|
-  double max_rel_error = 0.0;        ///< max |actual - expected| / |expected| over expected != 0
+  double max_rel_error = 0.0;        ///< max |actual - expected| / |expected| over |expected| > tolerance.abs (and != 0)
   std::int64_t worst_index = -1;     ///< flat index of max_abs_error (-1 when none finite)
   double worst_actual = 0.0, worst_expected = 0.0;
   std::int64_t violations = 0;       ///< finite elements outside the tolerance

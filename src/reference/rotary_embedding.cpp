@@ -4,6 +4,13 @@
 #include <functional>
 #include <string>
 
+#include <cstring>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "reference/op.h"
+#include "reference/random.h"
 #include "wgk/error.h"
 
 namespace wgk::reference {
@@ -191,8 +198,15 @@ std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& p
   const std::int64_t width = g.rotary_dim / 2;
   const std::int64_t rows = cos.shape[0];
   if (position_ids.shape.size() <= 1 && position_ids.numel() == 1) {
-    const std::int64_t base = checked_position(op, position_ids, 0, 0, rows);
-    if (g.seq > 0 && g.batch > 0) checked_position(op, position_ids, 0, g.seq - 1, rows);  // the last row read
+    // Rows read: base .. base + seq - 1, none when there is no token (an empty call, even on an empty cache,
+    // is valid as the runtime accepts it; the offset must still be >= 0).
+    std::int64_t base = 0;
+    if (g.seq > 0 && g.batch > 0) {
+      base = checked_position(op, position_ids, 0, 0, rows);
+      checked_position(op, position_ids, 0, g.seq - 1, rows);  // the last row read
+    } else if (position_ids.element(0) < 0) {
+      invalid(op, "position_ids base offset " + str(static_cast<std::int64_t>(position_ids.element(0))) + " must be >= 0");
+    }
     g.row_offset = [base, width](std::int64_t, std::int64_t s) { return (base + s) * width; };
   } else if (position_ids.shape == Shape{g.batch, g.seq}) {
     std::vector<std::int64_t> table(static_cast<std::size_t>(g.batch * g.seq));
@@ -205,4 +219,96 @@ std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& p
   return rotate(x, cos, sin, g, attributes.interleaved);
 }
 
+
+RotaryAttributes rotary_attributes(const Attributes& attrs) {
+  RotaryAttributes a;
+  a.interleaved = int_attr(attrs, "interleaved", 0) != 0;
+  a.num_heads = int_attr(attrs, "num_heads", 0);
+  a.rotary_embedding_dim = int_attr(attrs, "rotary_embedding_dim", 0);
+  a.scale = float_attr(attrs, "scale", 1.0);
+  return a;
+}
+
+HostTensor positions_as_int64(const HostTensor& position_ids) {
+  if (position_ids.dtype != DType::kUInt32) return position_ids;
+  std::vector<std::int64_t> v(static_cast<std::size_t>(position_ids.numel()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(position_ids.element(static_cast<std::int64_t>(i)));
+  return HostTensor::from(DType::kInt64, position_ids.shape, v);
+}
+
+RotaryDims random_rotary_dims(std::mt19937_64& rng) {
+  RotaryDims d{};
+  d.batch = pick(rng, 1, 3);
+  d.seq = pick(rng, 1, 8);
+  d.heads = pick(rng, 1, 5);
+  d.head = 2 * pick(rng, 1, 16);
+  d.rotary = coin(rng) ? 0 : 2 * pick(rng, 1, d.head / 2);
+  return d;
+}
+
+std::string rotary_case_name(const char* op, int index, DType dtype, int rank, const std::string& pos, bool interleaved,
+                             const RotaryDims& d) {
+  std::ostringstream s;
+  s << op << "_" << std::setw(5) << std::setfill('0') << index << "_" << (dtype == DType::kFloat16 ? "f16" : "f32")
+    << "_r" << rank << "_" << pos;
+  if (interleaved) s << "_inter";
+  if (d.rotary) s << "_rot" << d.rotary;
+  s << "_h" << d.heads << "x" << d.head;
+  return s.str();
+}
+
+
+void set_rotary_tolerance(RandomCase& c) {
+  // Outputs are |y| = |a*c -+ b*s| <= 2 (every input in [-1, 1)).
+  if (c.dtype == DType::kFloat16) {
+    // ORT's CPU kernel and ours both compute in f32 and round once to f16, so they differ by at most one f16
+    // ulp of |y| < 2 (2^-10 = 9.8e-4) where the two f32 results straddle a rounding boundary; 2 ulps at
+    // [1, 2) = 1.95e-3 bounds that with a margin, and each side is within half an ulp of the exact result.
+    c.tolerance = {2e-3, 0};
+    c.tolerance_why = "f16 vs f16: each rounds an f32 rotation once; <= 1 f16 ulp of |y| < 2 apart; 2e-3 abs";
+  } else {
+    // Each implementation computes the two products and the sum in f32 (<= 3 roundings of <= 2^-24 * 2
+    // each), a few ulps of 2 (2^-22 = 2.4e-7); 1e-5 leaves a 40x margin and still fails on any index, sign or
+    // cache-row mistake (errors of order 0.1 .. 1).
+    c.tolerance = {1e-5, 0};
+    c.tolerance_why = "f32 vs f32: a few f32 ulps of |y| <= 2 (2.4e-7 each); 1e-5 abs";
+  }
+}
+
+
+MovedBytes rotary_moved_bytes(const Tensors& inputs) {
+  auto find = [&](const char* name) -> const HostTensor* {
+    auto it = inputs.find(name);
+    return it == inputs.end() ? nullptr : &it->second;
+  };
+  const HostTensor* x = find("x");
+  const HostTensor* cos = find("cos");
+  const HostTensor* sin = find("sin");
+  const HostTensor* pos = find("positionIds");
+  MovedBytes m;
+  if (!x) return m;
+  std::uint64_t position_bytes = 0, cos_sin = 0;
+  if (pos) position_bytes = static_cast<std::uint64_t>(pos->numel()) * 4;
+  if (cos && sin && !cos->shape.empty()) {
+    std::uint64_t rows = 0;
+    if (pos && pos->numel() > 1 && pos->dtype == DType::kInt64) {
+      std::set<std::int64_t> distinct;
+      for (std::int64_t i = 0; i < pos->numel(); ++i) {
+        std::int64_t v;
+        std::memcpy(&v, pos->data.data() + 8 * i, 8);
+        distinct.insert(v);
+      }
+      rows = distinct.size();
+    } else {
+      // One offset (com.microsoft) or no ids (ai.onnx: cos/sin already per token): one row per token.
+      const std::int64_t seq = x->shape.size() == 4 ? x->shape[2] : x->shape.size() >= 2 ? x->shape[1] : 1;
+      rows = static_cast<std::uint64_t>(seq);
+      if (!pos) rows = static_cast<std::uint64_t>(cos->numel() / std::max<std::int64_t>(cos->shape.back(), 1));
+    }
+    cos_sin = 2 * rows * static_cast<std::uint64_t>(cos->shape.back()) * dtype_size(cos->dtype);
+  }
+  m.total = 2 * x->data.size() + cos_sin + position_bytes;
+  m.copy = x->data.size();
+  return m;
+}
 }  // namespace wgk::reference

@@ -13,6 +13,12 @@
 #include <cstdint>
 #include <vector>
 
+#include <optional>
+#include <random>
+#include <string>
+
+#include "reference/op.h"
+#include "wgk/kernel.h"
 #include "wgk/tensor.h"
 
 namespace wgk::reference {
@@ -41,5 +47,35 @@ std::vector<double> rotary_embedding_onnx(const HostTensor& x, const HostTensor&
 /// scale must be 1.0. Returns the output in double, row-major with x's shape.
 std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& position_ids, const HostTensor& cos,
                                         const HostTensor& sin, const RotaryAttributes& attributes);
+
+
+// ---- shared by the two ops' plug-ins (src/reference/ops/) ----
+
+/// The attributes of either op from ONNX attribute values (absent: the ONNX default). Throws wgk::Error
+/// (kInvalidArgument) naming an attribute of the wrong kind.
+RotaryAttributes rotary_attributes(const Attributes& attrs);
+/// position_ids as int64: a uint32 tensor (what a caller narrowed for the device) widened, int64 as is.
+HostTensor positions_as_int64(const HostTensor& position_ids);
+
+/// Dimensions of one random case of `wgk diff`: small tensors (<= 3 * 8 * 5 * 32 elements) so thousands run
+/// in seconds on a software adapter; head sizes every even number 2..32 (so 2, 6, 10, ... not divisible by 4,
+/// and 4, 12, 20, 28 not by 8); head counts 1..5 (odd ones included); rotary 0 (whole head) half the time,
+/// else an even prefix 2..head.
+struct RotaryDims {
+  std::int64_t batch, seq, heads, head, rotary;
+};
+RotaryDims random_rotary_dims(std::mt19937_64& rng);
+/// "<op>_<index>_<f16|f32>_r<rank>_<pos>[_inter][_rot<r>]_h<heads>x<head>".
+std::string rotary_case_name(const char* op, int index, DType dtype, int rank, const std::string& pos, bool interleaved,
+                             const RotaryDims& d);
+
+/// Bytes one call must move, by both ops' definitions: x read once, y (x's shape and dtype) written once,
+/// each distinct cos and sin row gathered once (a row is cos.shape[-1] elements; distinct rows = distinct
+/// position ids, or the sequence length when position_ids is a single offset), position ids read once as the
+/// u32 the device stores. The copy baseline copies x.
+MovedBytes rotary_moved_bytes(const Tensors& inputs);
+
+/// Sets the tolerance of a `wgk diff` case of `dtype` and its derivation (docs/testing.md "Tolerances").
+void set_rotary_tolerance(RandomCase& c);
 
 }  // namespace wgk::reference

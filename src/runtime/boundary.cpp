@@ -21,13 +21,31 @@ std::int64_t element_as_int(const HostTensor& host, std::int64_t i) {
   return v;
 }
 
-void check_range_element(std::string_view input, std::int64_t index, std::int64_t value,
+// "positionIds[4] = -1 (element [1, 1] of shape [2, 3])": the flat index, the value and, past rank 1, the
+// element's index.
+std::string element_text(std::string_view input, const Shape& shape, std::int64_t index, std::int64_t value) {
+  std::string label = std::string(input) + "[" + std::to_string(index) + "] = " + std::to_string(value);
+  if (shape.size() < 2) return label;
+  std::vector<std::int64_t> at(shape.size());
+  std::int64_t rest = index;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    at[d] = shape[d] ? rest % shape[d] : 0;
+    rest = shape[d] ? rest / shape[d] : 0;
+  }
+  std::string text;
+  for (auto v : at) text += (text.empty() ? "" : ", ") + std::to_string(v);
+  return label + " (element [" + text + "] of shape " + shape_string(shape) + ")";
+}
+
+void check_range_element(std::string_view input, const Shape& shape, std::int64_t index, std::int64_t value,
                          const contract::ValueRange& range) {
   if (value < range.min || value > range.max)
     throw Error(ErrorKind::kInvalidArgument,
-                "input " + std::string(input) + "[" + std::to_string(index) + "] = " + std::to_string(value) +
-                    " is out of range: it must lie in [" + std::to_string(range.min) + ", " +
-                    std::to_string(range.max) + "] (" + std::string(range.min_text) + " .. " + std::string(range.max_text) + ")");
+                "input " + element_text(input, shape, index, value) + " is out of range: " +
+                    (value < range.min ? "below " + std::to_string(range.min) : "above " + std::to_string(range.max)) +
+                    "; it must lie in [" + std::to_string(range.min) + ", " + std::to_string(range.max) +
+                    "] (valueRange: min " + std::string(range.min_text) + " = " + std::to_string(range.min) + ", max " +
+                    std::string(range.max_text) + " = " + std::to_string(range.max) + ")");
 }
 
 }  // namespace
@@ -56,11 +74,16 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
   std::vector<std::byte> words(static_cast<std::size_t>(n) * 4);
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t v = element_as_int(host, i);
-    if (v < 0 || v > std::int64_t{0xffffffff})
+    // A value below the range's minimum is reported as such (a negative position is below 0, not a narrowing fault).
+    if (range && v < range->min) check_range_element(input, host.shape, i, v, *range);
+    if (v < 0)
+      throw Error(ErrorKind::kInvalidArgument, "input " + element_text(input, host.shape, i, v) +
+                                                   " is below 0: the values must be >= 0 (stored as uint32 on the device)");
+    if (v > std::int64_t{0xffffffff})
       throw Error(ErrorKind::kInvalidArgument,
-                  "input " + std::string(input) + "[" + std::to_string(i) + "] = " + std::to_string(v) +
+                  "input " + element_text(input, host.shape, i, v) +
                       ": checked int64 -> uint32 narrowing needs 0 <= value < 2^32 (WebGPU storage is uint32)");
-    if (range) check_range_element(input, i, v, *range);
+    if (range) check_range_element(input, host.shape, i, v, *range);
     const auto word = static_cast<std::uint32_t>(v);
     std::memcpy(words.data() + i * 4, &word, 4);
   }
@@ -69,7 +92,7 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
 
 void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range) {
   const std::int64_t n = numel(host.shape);
-  for (std::int64_t i = 0; i < n; ++i) check_range_element(input, i, element_as_int(host, i), range);
+  for (std::int64_t i = 0; i < n; ++i) check_range_element(input, host.shape, i, element_as_int(host, i), range);
 }
 
 std::optional<IntRange> int_range(const HostTensor& host) {

@@ -29,8 +29,10 @@ void DeviceCache::insert(Entry entry) {
   }
   bytes_[kind] += entry.bytes;
   ++entries_[kind];
-  lru_.push_front(std::move(entry));
-  auto it = lru_.begin();
+  entry.used = ++tick_;
+  Lru& list = list_of(kind);
+  list.push_front(std::move(entry));
+  auto it = list.begin();
   if (kind == kBuffer) {
     pool_[it->buffer.size()].push_back(it);
   } else {
@@ -41,7 +43,11 @@ void DeviceCache::insert(Entry entry) {
   enforce_budget();
 }
 
-void DeviceCache::touch(Lru::iterator it) { lru_.splice(lru_.begin(), lru_, it); }
+void DeviceCache::touch(Lru::iterator it) {
+  it->used = ++tick_;
+  Lru& list = list_of(it->kind);
+  list.splice(list.begin(), list, it);
+}
 
 void DeviceCache::evict(Lru::iterator it) {
   Entry& e = *it;
@@ -78,7 +84,7 @@ void DeviceCache::evict(Lru::iterator it) {
   const std::uint64_t token =
       kind == kBuffer ? buffer_token(e.buffer.id()) : kind == kProgram ? program_token(e.program->id) : 0;
   evicted_.push_back(std::move(e));
-  lru_.erase(it);
+  list_of(kind).erase(it);
   // What binds a buffer or a program that goes, goes with it: a cached bind group keeps neither alive.
   if (token) evict_pinned(token);
 }
@@ -95,10 +101,13 @@ void DeviceCache::evict_pinned(std::uint64_t token) {
 }
 
 void DeviceCache::enforce_budget() {
-  std::uint64_t total = bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer];
-  while (total > budget_ && !lru_.empty()) {
-    evict(std::prev(lru_.end()));
-    total = bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer];
+  while (bytes_[kPlan] > budget_ / kPlanShare && !plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
+  auto total = [&] { return bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer]; };
+  while (total() > budget_ && !(lru_.empty() && plans_lru_.empty())) {
+    // The least recently used of both lists' oldest entries.
+    const bool plan_older =
+        lru_.empty() || (!plans_lru_.empty() && plans_lru_.back().used < lru_.back().used);
+    evict(std::prev(plan_older ? plans_lru_.end() : lru_.end()));
   }
 }
 
@@ -295,6 +304,7 @@ CacheStats DeviceCache::stats() {
 void DeviceCache::clear() {
   {
     std::lock_guard lock(mutex_);
+    while (!plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
     while (!lru_.empty()) evict(std::prev(lru_.end()));
   }
   release_evicted();

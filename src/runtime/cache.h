@@ -77,6 +77,10 @@ class DeviceCache {
   /// that no counter here shows.
   static constexpr std::uint64_t kPipelineBytes = 512 << 10;
   static constexpr std::uint64_t kBindGroupBytes = 4096;  ///< one Dawn bind group per pass and its uniform buffers
+  /// Plans hold at most budget / kPlanShare bytes (8 MiB, about 4,000 call signatures, under the default
+  /// budget): a plan is remade in tens of microseconds (docs/PERF.md "Memory"), a program or a buffer is
+  /// what is worth the rest of the budget. Past that share the least recently used plan goes.
+  static constexpr std::uint64_t kPlanShare = 8;
   explicit DeviceCache(std::uint64_t budget);
   ~DeviceCache();
   DeviceCache(const DeviceCache&) = delete;
@@ -132,6 +136,7 @@ class DeviceCache {
     Kind kind;
     std::string key;  ///< empty for buffers
     std::uint64_t bytes = 0;
+    std::uint64_t used = 0;  ///< tick of the last use: orders the two lists' entries for eviction
     std::shared_ptr<CachedPlan> plan;
     std::shared_ptr<Program> program;
     std::shared_ptr<BindGroupSet> bind_groups;
@@ -143,8 +148,9 @@ class DeviceCache {
   std::shared_ptr<Program> find_program(const std::string& key);
   std::shared_ptr<Program> add_program(std::string key, std::shared_ptr<const contract::ProgramText> text,
                                        const std::string& label);
-  void insert(Entry entry);              // front of the LRU, then evict past the budget
-  void touch(Lru::iterator it);          // to the front
+  Lru& list_of(Kind kind) { return kind == kPlan ? plans_lru_ : lru_; }
+  void insert(Entry entry);              // front of its LRU list, then evict past the budget
+  void touch(Lru::iterator it);          // to the front of its list
   void evict(Lru::iterator it);          // out of every index, payload to the graveyard
   void evict_pinned(std::uint64_t token);  // the bind groups that bind `token`
   void enforce_budget();
@@ -153,7 +159,9 @@ class DeviceCache {
 
   std::mutex mutex_;
   const std::uint64_t budget_;
-  Lru lru_;  ///< front: most recently used
+  Lru lru_;        ///< programs, bind groups, buffers; front: most recently used
+  Lru plans_lru_;  ///< plans (their own share of the budget, kPlanShare); front: most recently used
+  std::uint64_t tick_ = 0;
   /// kPlan, kProgram, kBindGroup by key: views of the keys in the LRU's entries (list nodes do not move).
   std::unordered_map<std::string_view, Lru::iterator> index_[3];
   std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;  ///< free buffers by allocation size

@@ -252,7 +252,13 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
 
   // 1. Signature-level boundary and plan, cached by the kernel's serial and the call signature.
   contract::CallSignature signature;
-  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
+  for (const auto& [name, arg] : inputs) {
+    // Before planning: a default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
+    if (arg.device() && !tensor_buffer(*arg.device()))
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (default-constructed: no "
+                                                                 "buffer; use an earlier call's output or DeviceTensor::upload)");
+    signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
+  }
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
   for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
   signature.outputs = outputs;

@@ -33,7 +33,9 @@ struct DeviceState {
   /// Host bytes written to the queue since the GPU was last seen idle (under `mutex`); past
   /// kMaxQueuedWriteBytes an upload waits for the GPU first, so Dawn's staging memory stays bounded.
   std::uint64_t queued_write_bytes = 0;
-  static constexpr std::uint64_t kMaxQueuedWriteBytes = std::uint64_t{64} << 20;
+  /// 16 MiB: Dawn keeps each upload in staging memory until the GPU has passed it (on lavapipe that is
+  /// host memory: with 64 MiB the prefill soak's RSS varied by 20 MiB from run to run, docs/PERF.md "Memory").
+  static constexpr std::uint64_t kMaxQueuedWriteBytes = std::uint64_t{16} << 20;
 };
 
 /// A device buffer that keeps its device alive and goes back to the device's pool when released.

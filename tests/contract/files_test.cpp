@@ -113,8 +113,8 @@ TEST(Describe, LegacySeed) {
   const std::string text = out.str();
   EXPECT_THAT(text, HasSubstr("format: legacy\n"));
   EXPECT_THAT(text, HasSubstr("  positionIds (onnx position_ids): dtype M, rank 2, optional, storage uint32 (checked narrowing)\n"));
-  EXPECT_THAT(text, HasSubstr("  num_heads: no default\n"));
-  EXPECT_THAT(text, HasSubstr("  interleaved: default 0, allowed 0 1\n"));
+  EXPECT_THAT(text, HasSubstr("  num_heads: INT, no default\n"));
+  EXPECT_THAT(text, HasSubstr("  interleaved: INT, default 0, allowed 0 1\n"));
   EXPECT_THAT(text, HasSubstr("  rank3_cache2_pos  priority 0\n"));
   EXPECT_THAT(text, HasSubstr("      @binding(3) position_ids [rank3Pos.position_ids]: read-only-storage positionIds, array<$M>\n"));
   EXPECT_THAT(text, HasSubstr("dispatch: x = min(ceilDiv((numel(shapes.X) / 2), (tunables.WORKGROUP_SIZE)), 65535); "

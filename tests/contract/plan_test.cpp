@@ -500,5 +500,48 @@ TEST(PlanTiny, FailingCheckGivesMessageAndExplain) {
               AllOf(HasSubstr("A has at most 1000 rows"), HasSubstr("dim(shapes.a, 0) = 2000"), HasSubstr("a: float32[2000]")));
 }
 
+// Attributes are checked against their declared ONNX type (issue 15): tiny's manifest with a STRING
+// attribute `mode` in {"none", "tanh"} (as ONNX Gelu-20's `approximate`) and a FLOAT `alpha`.
+std::shared_ptr<const Contract> tiny_with(const std::string& attributes, const std::string& constraints) {
+  std::string text = read_text(std::string(WGK_SOURCE_DIR) + "/tests/contract/data/plan/tiny.manifest.json");
+  const std::string from = R"("attributes": { "scale": { "default": 2 } },)";
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos);
+  text.replace(at, from.size(), R"("attributes": { "scale": { "default": 2 }, )" + attributes + "}, " + constraints);
+  return std::make_shared<const Contract>(load_contract(text, "tiny+attributes"));
+}
+
+TEST(PlanTiny, StringAndFloatAttributesByDeclaredType) {
+  const auto c = tiny_with(R"("mode": { "type": "STRING", "default": "none" }, "alpha": { "type": "FLOAT" })",
+                           R"("attributeConstraints": { "mode": { "values": ["none", "tanh"] } },)");
+  EXPECT_EQ(c->find_attribute("mode")->type, AttributeType::kString);
+  EXPECT_EQ(c->find_attribute("alpha")->type, AttributeType::kFloat);
+  EXPECT_EQ(c->find_attribute("scale")->type, AttributeType::kInt);  // no type: the integer default's kind
+  Planner p(c, DeviceCaps::webgpu_defaults(), fake_templates());
+  CallSignature call = tiny_call({6, 8});
+  call.attrs["mode"] = expr::Value("tanh");
+  call.attrs["alpha"] = expr::Value(std::int64_t{1});  // an integer is a number: FLOAT takes it
+  EXPECT_TRUE(p.select(call).variant);
+  call.attrs["mode"] = expr::Value("erf");
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              AllOf(HasSubstr("attribute 'mode' = 'erf' is not allowed"), HasSubstr("'none', 'tanh'")));
+  call.attrs["mode"] = expr::Value(std::int64_t{1});
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              AllOf(HasSubstr("attribute 'mode'"), HasSubstr("is not a string (ONNX STRING attribute)")));
+  call.attrs["mode"] = expr::Value("none");
+  call.attrs["alpha"] = expr::Value("x");
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("is not a number (ONNX FLOAT attribute)"));
+  call.attrs.erase("alpha");
+  call.attrs["scale"] = expr::Value("2");
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("is not an integer (ONNX INT attribute)"));
+}
+
+TEST(PlanTiny, AttributeTypeMustBeKnownAndFitTheDefault) {
+  EXPECT_THAT(error_of([&] { tiny_with(R"("mode": { "type": "BOOL" })", ""); }, ErrorKind::kContract),
+              HasSubstr("attribute type 'BOOL' is not INT, FLOAT or STRING"));
+  EXPECT_THAT(error_of([&] { tiny_with(R"("mode": { "type": "STRING", "default": 0 })", ""); }, ErrorKind::kContract),
+              HasSubstr("the default 0 is not of type STRING"));
+}
+
 }  // namespace
 }  // namespace wgk::contract

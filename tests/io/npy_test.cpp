@@ -191,10 +191,18 @@ np.save(D + '/fortran.npy', np.asfortranarray(np.zeros((2, 3), dtype='<f4')))
       for (const auto& f : fragments) EXPECT_THAT(e.what(), HasSubstr(f)) << file;
     }
   };
-  expect("f8.npy", {"unsupported .npy dtype '<f8'"});
-  expect("i4.npy", {"unsupported .npy dtype '<i4'"});
-  expect("be.npy", {"'>f4'", "big-endian"});
-  expect("fortran.npy", {"fortran_order", "[2, 3]"});
+  expect("f8.npy", {"unsupported .npy dtype '<f8'", "x.astype(np.float32)"});
+  expect("i4.npy", {"unsupported .npy dtype '<i4'", "x.astype(np.int64)"});
+  expect("be.npy", {"'>f4'", "big-endian", "newbyteorder('<')"});
+  expect("fortran.npy", {"fortran_order", "[2, 3]", "np.ascontiguousarray(x)"});
+}
+
+TEST(Npy, UnsupportedLayoutsSayHowToConvert) {
+  // The same headers as numpy writes them (issue 15: the error names the fix), without numpy.
+  expect_io_error(npy_v1("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16), {"'<f8'", "x.astype(np.float32)"});
+  expect_io_error(npy_v1("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", 8), {"'<i4'", "x.astype(np.int64)"});
+  expect_io_error(npy_v1("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8), {"big-endian", "newbyteorder('<')"});
+  expect_io_error(npy_v1("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24), {"fortran_order", "np.ascontiguousarray(x)"});
 }
 
 TEST(Npy, RejectsMalformedFiles) {

@@ -1,25 +1,22 @@
-// ONNX Runtime oracle for `wgk diff` and the reference tests: runs a batch of one-node models (RotaryEmbedding
-// of both domains, RMSNormalization-23, com.microsoft SkipSimplifiedLayerNormalization) on onnxruntime-node's
-// CPU execution provider.
+// ONNX Runtime oracle for `wgk diff`: runs a batch of one-node models, of any op, on onnxruntime-node's CPU
+// execution provider.
 //
 //   node tests/oracles/ort_run.mjs MANIFEST.json
 //
-// MANIFEST.json (written by tools/wgk/diff.cpp):
-//   {"cases": [{"name": "...", "domain": "ai.onnx" | "com.microsoft", "dtype": "float32" | "float16",
-//               "attributes": {"interleaved": 0, ...}          (INT attributes; absent = ONNX default)
-//               "inputs": {"x": "x.npy", "cos": ..., "sin": ..., "positionIds": ...}   (paths; positionIds optional)
-//               "output": "y.npy"}]}
-//   optional per case: "op" (default "RotaryEmbedding"; "RMSNormalization", "SkipSimplifiedLayerNormalization"),
-//   "outputs": {"y": "y.npy", "invStdVar": ...} instead of "output" (the node produces exactly these),
-//   "floatAttributes": ["epsilon"] (written as FLOAT even when integral).
-// Writes each case's output as .npy (ORT's dtype) and MANIFEST.results.json:
+// MANIFEST.json (written by tools/wgk/diff.cpp from the op's plug-in, src/reference/op.h):
+//   {"cases": [{"name": "...", "op_type": "RotaryEmbedding", "domain": "" | "com.microsoft", "opset": 23,
+//               "attributes": {"interleaved": {"type": "INT", "value": 0}, ...}   (INT, FLOAT, STRING; absent = default)
+//               "inputs": [{"name": "X", "path": "x.npy"}, {"name": ""}, ...]     (node order; "" = omitted)
+//               "outputs": [{"name": "Y", "path": "y.npy", "dtype": "float32"}, ...]}]}
+// Input element types come from the .npy files. Writes each output as .npy (ORT's dtype) and
+// MANIFEST.results.json:
 //   {"ort": "1.30.0", "results": {"<name>": {"ok": true} | {"ok": false, "error": "..."}}}
 // Environment: WGK_ORT_PERTURB=1 corrupts every output (a self-test; see below).
 // Exit status: 0 when the batch ran (individual ORT failures are in the results), 2 on a bad manifest.
 //
 // Models are written here as ONNX protobuf bytes (onnx.proto: ModelProto / GraphProto / NodeProto /
 // AttributeProto / ValueInfoProto / TypeProto), one node each, with symbolic dimensions so one model serves
-// every shape of the same (domain, dtype, attributes, input ranks); sessions are cached by that key.
+// every shape of the same (op, dtypes, attributes, input ranks); sessions are cached by that key.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -61,76 +58,37 @@ function valueInfo(name, elem, rank, prefix) {
   return [...str(1, name), ...bytes(2, bytes(1, tensor))];
 }
 
-// AttributeProto: name(1), f(2), i(3), type(20): FLOAT = 1, INT = 2. A name listed in the case's
-// "floatAttributes" is FLOAT whatever its value (epsilon = 1).
-function attribute(name, value, floats) {
-  if (Number.isInteger(value) && !floats.includes(name)) return [...str(1, name), ...int(3, value), ...int(20, 2)];
-  return [...str(1, name), ...f32(2, value), ...int(20, 1)];
+// AttributeProto: name(1), f(2), i(3), s(4), type(20): FLOAT = 1, INT = 2, STRING = 3.
+function attribute(name, { type, value }) {
+  if (type === 'INT') return [...str(1, name), ...int(3, value), ...int(20, 2)];
+  if (type === 'FLOAT') return [...str(1, name), ...f32(2, value), ...int(20, 1)];
+  if (type === 'STRING') return [...str(1, name), ...str(4, value), ...int(20, 3)];
+  throw new Error(`attribute ${name}: type ${type} is not INT, FLOAT or STRING`);
 }
 
-// Each op's node inputs and outputs in order, [argument name, ONNX name] (ONNX Operators.md; ORT
-// ContribOperators.md). A case names its op with "op" (default RotaryEmbedding).
-const RMS_ORDER = [['x', 'X'], ['scale', 'scale']];
-const SKIP_ORDER = [['x', 'input'], ['skip', 'skip'], ['gamma', 'gamma'], ['bias', 'bias']];
-const OPS = {
-  'ai.onnx.RotaryEmbedding': {
-    inputs: [['x', 'X'], ['cos', 'cos_cache'], ['sin', 'sin_cache'], ['positionIds', 'position_ids']],
-    outputs: [['y', 'Y']] },
-  'com.microsoft.RotaryEmbedding': {
-    inputs: [['x', 'input'], ['positionIds', 'position_ids'], ['cos', 'cos_cache'], ['sin', 'sin_cache']],
-    outputs: [['y', 'Y']] },
-  'ai.onnx.RMSNormalization': { inputs: RMS_ORDER, outputs: [['y', 'Y']] },
-  'com.microsoft.SkipSimplifiedLayerNormalization': {
-    inputs: SKIP_ORDER,
-    outputs: [['y', 'output'], ['mean', 'mean'], ['invStdVar', 'inv_std_var'], ['inputSkipBiasSum', 'input_skip_bias_sum']] },
-};
-const opOf = (c) => {
-  const spec = OPS[`${c.domain}.${c.op ?? 'RotaryEmbedding'}`];
-  if (!spec) throw new Error(`no ONNX node layout for ${c.domain}.${c.op}`);
-  return spec;
-};
-// The outputs a case asks for: {"y": path, ...} in "outputs", or the one "output" (y).
-const wantedOutputs = (c) => c.outputs ?? { y: c.output };
-// ORT's dtype of each output (the contrib op's mean and inv_std_var are float32 whatever T is).
-const outputElem = (c, arg) => (arg === 'mean' || arg === 'invStdVar' ? ELEM.float32 : ELEM[c.dtype]);
-
-function buildModel(c, ranks) {
+function buildModel(c, feeds) {
   const graphInputs = [];
-  const nodeInputs = [];
-  const spec = opOf(c);
-  for (const [arg, onnxName] of spec.inputs) {
-    if (!(arg in c.inputs)) {
-      nodeInputs.push('');  // an omitted optional input (trailing ones are dropped below)
-      continue;
-    }
-    nodeInputs.push(onnxName);
-    const elem = arg === 'positionIds' ? ELEM.int64 : ELEM[c.dtype];
-    graphInputs.push(valueInfo(onnxName, elem, ranks[arg], onnxName));
-  }
-  while (nodeInputs.length && nodeInputs[nodeInputs.length - 1] === '') nodeInputs.pop();
-  // Node outputs: the ones asked for by their ONNX names, '' for skipped optional ones before them.
-  const wanted = wantedOutputs(c);
-  const nodeOutputs = spec.outputs.map(([arg, onnxName]) => (arg in wanted ? onnxName : ''));
-  while (nodeOutputs.length && nodeOutputs[nodeOutputs.length - 1] === '') nodeOutputs.pop();
-  const floats = c.floatAttributes ?? [];
+  const nodeInputs = c.inputs.map((i) => i.name);
+  while (nodeInputs.length && nodeInputs[nodeInputs.length - 1] === '') nodeInputs.pop();  // trailing omitted
+  for (const i of c.inputs)
+    if (i.name) graphInputs.push(valueInfo(i.name, ELEM[feeds[i.name].type], feeds[i.name].dims.length, i.name));
   const node = [
     ...nodeInputs.flatMap((n) => str(1, n)),
-    ...nodeOutputs.flatMap((n) => str(2, n)),
+    ...c.outputs.flatMap((o) => str(2, o.name)),
     ...str(3, 'node'),
-    ...str(4, c.op ?? 'RotaryEmbedding'),
-    ...Object.entries(c.attributes ?? {}).flatMap(([k, v]) => bytes(5, attribute(k, v, floats))),
-    ...(c.domain === 'com.microsoft' ? str(7, 'com.microsoft') : []),
+    ...str(4, c.op_type),
+    ...Object.entries(c.attributes ?? {}).flatMap(([k, v]) => bytes(5, attribute(k, v))),
+    ...(c.domain ? str(7, c.domain) : []),
   ];
   const graph = [
     ...bytes(1, node),
     ...str(2, 'one_node'),
     ...graphInputs.flatMap((vi) => bytes(11, vi)),
-    ...spec.outputs.filter(([arg]) => arg in wanted)
-      .flatMap(([arg, onnxName]) => bytes(12, valueInfo(onnxName, outputElem(c, arg), null, onnxName))),
+    ...c.outputs.flatMap((o) => bytes(12, valueInfo(o.name, ELEM[o.dtype], null, o.name))),
   ];
-  // OperatorSetIdProto: domain(1), version(2). The default domain at opset 23 (RotaryEmbedding-23).
-  const opsets = [bytes(8, [...str(1, ''), ...int(2, 23)])];
-  if (c.domain === 'com.microsoft') opsets.push(bytes(8, [...str(1, 'com.microsoft'), ...int(2, 1)]));
+  // OperatorSetIdProto: domain(1), version(2). The default domain at opset 23, plus the node's own domain.
+  const opsets = [bytes(8, [...str(1, ''), ...int(2, c.domain ? 23 : c.opset)])];
+  if (c.domain) opsets.push(bytes(8, [...str(1, c.domain), ...int(2, c.opset)]));
   // ModelProto: ir_version(1) = 11 (IR of opset 23), producer_name(2), graph(7), opset_import(8).
   return Uint8Array.from([...int(1, 11), ...str(2, 'wgk-diff'), ...bytes(7, graph), ...opsets.flat()]);
 }
@@ -190,27 +148,19 @@ async function main() {
   for (const c of manifest.cases) {
     try {
       const feeds = {};
-      const ranks = {};
-      const spec = opOf(c);
-      for (const [arg, onnxName] of spec.inputs) {
-        if (!(arg in c.inputs)) continue;
-        feeds[onnxName] = readNpy(c.inputs[arg]);
-        ranks[arg] = feeds[onnxName].dims.length;
-      }
-      const cacheKey = JSON.stringify([c.domain, c.op, c.dtype, c.attributes ?? {}, c.floatAttributes ?? [], ranks,
-                                       Object.keys(wantedOutputs(c)).sort()]);
+      for (const i of c.inputs) if (i.name) feeds[i.name] = readNpy(i.path);
+      const signature = c.inputs.map((i) => (i.name ? [i.name, feeds[i.name].type, feeds[i.name].dims.length] : ''));
+      const cacheKey = JSON.stringify([c.op_type, c.domain, c.opset, c.attributes ?? {}, signature, c.outputs.map((o) => o.dtype)]);
       let session = sessions.get(cacheKey);
       if (!session) {
-        session = await ort.InferenceSession.create(buildModel(c, ranks), options);
+        session = await ort.InferenceSession.create(buildModel(c, feeds), options);
         sessions.set(cacheKey, session);
       }
       const out = await session.run(feeds);
-      for (const [arg, onnxName] of spec.outputs) {
-        const path = wantedOutputs(c)[arg];
-        if (path === undefined) continue;
-        const t = out[onnxName];
+      for (const o of c.outputs) {
+        const t = out[o.name];
         if (perturb) t.data[0] = t.type === 'float16' ? t.data[0] ^ 0x4000 : t.data[0] + 0.25;
-        writeNpy(path, t);
+        writeNpy(o.path, t);
       }
       results[c.name] = { ok: true };
     } catch (e) {

@@ -15,6 +15,17 @@ namespace {
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
+TEST(Compare, RelativeErrorOnlyWhereTheAbsoluteBoundDoesNotCover) {
+  // Issue 15: a correct f32 Gelu(-6) = -5.9e-9 computed as 0 showed "max rel 1". Under abs 2e-6 that element
+  // is covered by the absolute bound; the relative error is taken over |expected| > 2e-6 only:
+  // |1.0000001 - 1| / 1 = 1e-7 (to double rounding).
+  const std::vector<double> actual = {0, 1.0000001}, expected = {-5.9e-9, 1};
+  const Comparison c = compare(actual, expected, {2e-6, 0});
+  EXPECT_TRUE(c.ok());
+  EXPECT_NEAR(c.max_rel_error, 1e-7, 1e-15);
+  EXPECT_DOUBLE_EQ(compare(actual, expected, {0, 0}).max_rel_error, 1.0);  // exact bound: every nonzero counts
+}
+
 TEST(Compare, ReportsTheWorstElement) {
   // |2.5 - 2| = 0.5 at index 1 is the worst; relative 0.5 / 2 = 0.25; |3.1 - 3| = 0.1 is the second.
   const std::vector<double> actual = {1, 2.5, 3.1}, expected = {1, 2, 3};

@@ -1,4 +1,5 @@
 // Hand-derived RotaryEmbedding cases (each derivation in a comment) and input validation of the reference.
+#include "reference/op.h"
 #include "reference/rotary_embedding.h"
 
 #include <cmath>
@@ -187,6 +188,45 @@ TEST(RotaryReference, RejectsInvalidContribInputs) {
   expect_invalid([&] { rotary_embedding_ms(x3, f_pos, kCos2, kSin2, attrs(false, 1)); }, {"position_ids has dtype float32", "int64"});
   expect_invalid([&] { rotary_embedding_ms(x3, i64({1}, {0}), f32({1, 3, 1}, {1, 1, 1}), f32({1, 3, 1}, {0, 0, 0}), attrs(false, 1)); },
                  {"cos_cache must be rank 2"});
+}
+
+
+TEST(RotaryReference, EmptyMicrosoftCallOnEmptyCacheIsValid) {
+  // Issue 15: zero tokens, an empty cache (0 rows) and base offset 0 read no row; the runtime accepts the
+  // call and returns an empty y, so the reference must too. A negative offset is still refused.
+  RotaryAttributes a;
+  a.num_heads = 2;
+  const HostTensor x = f32({1, 0, 16}, {});
+  const HostTensor cache = f32({0, 4}, {});
+  EXPECT_TRUE(rotary_embedding_ms(x, i64({1}, {0}), cache, cache, a).empty());
+  EXPECT_TRUE(rotary_embedding_ms(x, i64({}, {0}), cache, cache, a).empty());
+  EXPECT_THROW(rotary_embedding_ms(x, i64({1}, {-1}), cache, cache, a), Error);
+}
+
+// The plug-ins of both ops are registered without any tool naming them (src/reference/op.h), and an op
+// without one is kNotFound.
+TEST(OpPlugins, BothRotaryOpsRegisteredUnknownOpIsNotFound) {
+  for (const char* domain : {"ai.onnx", "com.microsoft"}) {
+    const OpPlugin* p = find_op(domain, "RotaryEmbedding");
+    ASSERT_NE(p, nullptr) << domain;
+    EXPECT_TRUE(p->reference && p->generate && p->moved_bytes) << domain;
+    EXPECT_EQ(p->node.outputs, std::vector<std::string>{"y"});
+  }
+  EXPECT_EQ(find_op("ai.onnx", "Gelu"), nullptr);
+  try {
+    run_reference("ai.onnx", "Gelu", {}, {});
+    ADD_FAILURE() << "no reference expected";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
+  }
+  // Through the registry, the ai.onnx reference with x = [1, 0] (head 2), cos = 0, sin = 1 at position 0:
+  // a quarter turn, (a, b) -> (a c - b s, a s + b c) = (0, 1).
+  const Results r = run_reference("ai.onnx", "RotaryEmbedding",
+                                  {{"x", f32({1, 1, 1, 2}, {1, 0})}, {"cos", f32({1, 1}, {0})}, {"sin", f32({1, 1}, {1})},
+                                   {"positionIds", i64({1, 1}, {0})}},
+                                  {});
+  EXPECT_EQ(r.at("y").shape, (Shape{1, 1, 1, 2}));
+  EXPECT_EQ(r.at("y").values, (std::vector<double>{0, 1}));
 }
 
 }  // namespace

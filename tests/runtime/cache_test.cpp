@@ -90,6 +90,28 @@ TEST(DeviceCache, NewSequenceLengthsRenderAndCompileNothing) {
   EXPECT_EQ(device->cache_stats().compilations, first.compilations + 1);
 }
 
+TEST(DeviceCache, PlansKeepToTheirShareOfTheBudgetLeastRecentlyUsedFirst) {
+  // Budget 1 MiB: plans may hold 1 MiB / 8 = 128 KiB (DeviceCache::kPlanShare), at least 2 KiB each
+  // (kPlanBaseBytes), so at most 64 of them; 200 new lengths must evict plans but neither the program
+  // (one render, one compilation) nor results. Length 1, used again before every new length, stays.
+  const std::uint64_t budget = 1 << 20;
+  const auto device = device_with_budget(budget);
+  const Prefill p(device);
+  p.check(1);
+  for (std::int64_t s = 2; s <= 200; ++s) {
+    p.check(s);
+    p.check(1);
+    const CacheStats st = device->cache_stats();
+    ASSERT_LE(st.plans.bytes, budget / 8) << "after length " << s;
+    ASSERT_LE(st.plans.entries, 64u) << "after length " << s;
+  }
+  const CacheStats st = device->cache_stats();
+  EXPECT_EQ(st.renders, 1u);
+  EXPECT_EQ(st.compilations, 1u);
+  EXPECT_EQ(st.plans_made, 200u) << "length 1 was planned again: the most recently used plan was evicted";
+  EXPECT_GE(st.evictions, 200u - 64u);
+}
+
 TEST(DeviceCache, CachedBytesStayUnderTheBudgetAndResultsStayRight) {
   // 256 KiB holds no compiled pipeline (512 KiB each): every call compiles again, and every output is
   // still right. Shapes, tunables and both packages vary; after each call the cache is within budget.

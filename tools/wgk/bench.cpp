@@ -16,7 +16,9 @@
 #include "bench_cases.h"
 #include "bench_report.h"
 #include "cases.h"
+#include "reference/op.h"
 #include "command.h"
+#include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
 #include "runtime/boundary.h"
@@ -101,8 +103,10 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
     throw Error(ErrorKind::kContract, kernel.id() + ": bench.json: " + e.what());
   }
   const auto& cases = bench.at("cases");
+  Progress progress("wgk bench: " + kernel.id(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     BenchCase c = bench_case_from_json(cases[i], kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]");
+    progress.update(i, c.name);
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
     for (const auto& [name, value] : o.overrides) c.tunables.insert_or_assign(name, value);
     BenchRow row;
@@ -115,10 +119,22 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
       Inputs inputs;
       {
         const auto host = make_inputs(c);
-        const MovedBytes moved = moved_bytes(host);
-        row.bytes = moved.total();
-        row.x_bytes = (moved.x + 15) & ~std::uint64_t{15};
+        const auto& contract = *introspect::contract(kernel);
+        const reference::OpPlugin* op = reference::find_op(contract.domain, contract.name);
         inputs = upload_inputs(host, kernel.device());
+        reference::MovedBytes moved;
+        if (op && op->moved_bytes) {
+          moved = op->moved_bytes(by_contract_names(contract, host));
+        } else {  // every input read once, every output (of one untimed call) written once
+          for (const auto& [name, t] : host) {
+            moved.total += t.data.size();
+            moved.copy = std::max<std::uint64_t>(moved.copy, t.data.size());
+          }
+          for (const auto& [name, t] : kernel.call(inputs, c.attrs, c.tunables, nullptr))
+            moved.total += static_cast<std::uint64_t>(numel(t.shape())) * dtype_size(t.dtype());
+        }
+        row.bytes = moved.total;
+        row.x_bytes = (moved.copy + 15) & ~std::uint64_t{15};
       }
       // GPU clocks vary between and within runs (seen on the H200: the same kernel at 43 or 103 us), and
       // noise only slows a kernel down: time the case and a same-size copy next to each other in
@@ -163,7 +179,7 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
 
 WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp queries) against a same-run vec4 copy") {
   auto o = std::make_shared<Options>();
-  sub.add_option("id", o->ids, "package ids (default: every bundled package)");
+  sub.add_option("package", o->ids, "package ids or folders (default: every bundled package)");
   add_package_options(sub, o->pin);
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   sub.add_option("--json", o->json, "write the results as JSON");
@@ -198,8 +214,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     {
       // Every id through the store (or --package, checked against any pin), printed as run.
-      for (const auto& id : selected_ids(o->ids, o->pin)) {
-        const Kernel kernel = resolve_kernel(id, o->pin, device);
+      for (const Kernel& kernel : selected_kernels(o->ids, o->pin, device)) {
         print_kernel(kernel);
         bench_package(kernel, *o, run);
       }

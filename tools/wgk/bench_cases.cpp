@@ -4,7 +4,6 @@
 #include "cases.h"
 
 #include <random>
-#include <set>
 
 #include "wgk/error.h"
 
@@ -13,12 +12,6 @@ namespace {
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw Error(ErrorKind::kContract, where + ": " + what);
-}
-
-const HostTensor* find(const std::map<std::string, HostTensor, std::less<>>& inputs, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (auto it = inputs.find(n); it != inputs.end()) return &it->second;
-  return nullptr;
 }
 
 }  // namespace
@@ -50,38 +43,6 @@ BenchCase bench_case_from_json(const nlohmann::json& entry, const std::string& w
 std::map<std::string, HostTensor, std::less<>> make_inputs(const BenchCase& c) {
   // Up to 2^30 elements a tensor: the largest bench case moves 1 GiB.
   return generate_inputs(c.inputs, c.dtype, 1, c.name + ".inputs", std::int64_t{1} << 30);
-}
-
-MovedBytes moved_bytes(const std::map<std::string, HostTensor, std::less<>>& inputs) {
-  MovedBytes m;
-  const HostTensor* x = find(inputs, {"x", "X", "input"});
-  const HostTensor* cos = find(inputs, {"cos", "cos_cache"});
-  const HostTensor* sin = find(inputs, {"sin", "sin_cache"});
-  const HostTensor* pos = find(inputs, {"positionIds", "position_ids"});
-  if (!x) return m;
-  m.x = x->data.size();
-  m.y = x->data.size();
-  if (pos) m.position_ids = static_cast<std::uint64_t>(pos->numel()) * 4;
-  if (cos && sin && !cos->shape.empty()) {
-    std::uint64_t rows = 0;
-    if (pos && pos->numel() > 1) {
-      std::set<std::int64_t> distinct;
-      for (std::int64_t i = 0; i < pos->numel(); ++i) {
-        std::int64_t v;
-        std::memcpy(&v, pos->data.data() + 8 * i, 8);
-        distinct.insert(v);
-      }
-      rows = distinct.size();
-    } else {
-      // One offset (com.microsoft) or no ids (ai.onnx: cos/sin already per token): one row per token.
-      const std::int64_t seq = x->shape.size() == 4 ? x->shape[2] : x->shape.size() >= 2 ? x->shape[1] : 1;
-      rows = static_cast<std::uint64_t>(seq);
-      if (!pos) rows = static_cast<std::uint64_t>(cos->numel() / cos->shape.back());
-    }
-    const std::uint64_t row_bytes = static_cast<std::uint64_t>(cos->shape.back()) * dtype_size(cos->dtype);
-    m.cos_sin = 2 * rows * row_bytes;
-  }
-  return m;
 }
 
 }  // namespace wgk::cli

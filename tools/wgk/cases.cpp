@@ -7,7 +7,8 @@
 #include "contract/contract.h"
 #include "contract/plan.h"
 #include "io/npy.h"
-#include "reference/by_op.h"
+#include "reference/op.h"
+#include "reference/random.h"
 #include "reference/rounding.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
@@ -19,15 +20,29 @@ namespace {
   throw Error(ErrorKind::kContract, where + ": " + what);
 }
 
-// Uniform doubles in [-1, 1) from a 64-bit Mersenne Twister (the distribution is ours, so the values
-// are the same with every standard library).
-double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-52 - 1.0; }
-
-HostTensor random_float(DType dtype, const Shape& shape, std::mt19937_64& rng) {
-  std::vector<double> values(static_cast<std::size_t>(numel(shape)));
-  for (double& v : values) v = uniform(rng);
-  return reference::round_to_tensor(values, dtype, shape);
+// A JSON number of an expected output; NaN and the infinities as the strings "nan", "inf", "-inf".
+double expected_number(const nlohmann::json& v, const std::string& where) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string t = v.get<std::string>();
+    if (t == "nan") return std::nan("");
+    if (t == "inf") return INFINITY;
+    if (t == "-inf") return -INFINITY;
+  }
+  bad(where, "expected values are numbers or \"nan\", \"inf\", \"-inf\", got " + v.dump());
 }
+
+Shape shape_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_array()) bad(where, "a shape is a list of integers");
+  Shape shape;
+  for (const auto& d : j) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0) bad(where, "shape entries must be integers >= 0");
+    shape.push_back(d.get<std::int64_t>());
+  }
+  return shape;
+}
+
+reference::Tolerance tolerance_from_json(const nlohmann::json& j) { return {j.value("abs", 0.0), j.value("rel", 0.0)}; }
 
 }  // namespace
 
@@ -71,20 +86,75 @@ Attributes parse_name_values(const std::vector<std::string>& specs, const std::s
   return out;
 }
 
-std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs) {
-  std::map<std::string, double, std::less<>> out;
-  for (const auto& [name, value] : attrs) {
-    if (const auto* i = std::get_if<std::int64_t>(&value)) out[name] = static_cast<double>(*i);
-    if (const auto* d = std::get_if<double>(&value)) out[name] = *d;
+AttributeValue attribute_from_value(const expr::Value& v) {
+  if (v.is_bool()) return std::int64_t{v.as_bool()};
+  if (v.is_int()) return v.as_int();
+  if (v.is_float()) return v.as_float();
+  if (v.is_string()) return v.as_string();
+  throw Error(ErrorKind::kContract, "attribute value " + v.repr() + " is not an int, float or string");
+}
+
+std::string attribute_text(const AttributeValue& v) {
+  return std::visit([](const auto& x) { return expr::Value(x).repr(); }, v);
+}
+
+Attributes with_defaults(const contract::Contract& contract, Attributes attrs) {
+  for (const auto& a : contract.attributes)
+    if (!attrs.count(a.name) && a.default_value) attrs[a.name] = attribute_from_value(*a.default_value);
+  return attrs;
+}
+
+Tensors by_contract_names(const contract::Contract& contract, Tensors inputs) {
+  Tensors out;
+  for (auto& [name, t] : inputs) {
+    const contract::Input* in = contract.find_input(name);
+    const std::string key = in ? in->name : name;
+    if (out.count(key))
+      throw Error(ErrorKind::kInvalidArgument, "input " + key + " is given twice (as " + key + " and as " +
+                                                   (in ? in->onnx_name : name) + ")");
+    out.emplace(key, std::move(t));
   }
   return out;
 }
 
-std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::json& inputs, DType dtype,
-                                                              std::uint64_t seed, const std::string& where,
-                                                              std::int64_t max_elements) {
+std::optional<reference::Results> reference_outputs(const contract::Contract& contract, const Tensors& inputs,
+                                                   const Attributes& attrs, const std::vector<std::string>& outputs) {
+  const reference::OpPlugin* op = reference::find_op(contract.domain, contract.name);
+  if (!op || !op->reference) return std::nullopt;
+  return op->reference(by_contract_names(contract, inputs), with_defaults(contract, attrs), outputs);
+}
+
+std::vector<OutputComparison> compare_outputs(const Tensors& actual, const reference::Results& expected,
+                                              const std::function<reference::Tolerance(const std::string&)>& tolerance,
+                                              std::string* problems) {
+  std::vector<OutputComparison> out;
+  for (const auto& [name, want] : expected) {
+    auto it = actual.find(name);
+    if (it == actual.end()) {
+      *problems += (problems->empty() ? "" : "; ") + ("output " + name + " expected, not returned");
+      continue;
+    }
+    const HostTensor& got = it->second;
+    if (got.shape != want.shape) {
+      *problems += (problems->empty() ? "" : "; ") + ("output " + name + " has shape " + shape_string(got.shape) +
+                                                       ", expected " + shape_string(want.shape));
+      continue;
+    }
+    // Rounded to the output's dtype as a correct store rounds: a true value past float16's range is Inf there.
+    std::vector<double> values = want.values;
+    if (got.dtype == DType::kFloat16 || got.dtype == DType::kFloat32)
+      values = reference::to_doubles(reference::round_to_tensor(values, got.dtype, got.shape));
+    OutputComparison c{name, tolerance(name), {}};
+    c.comparison = reference::compare(got, values, c.tolerance);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Tensors generate_inputs(const nlohmann::json& inputs, DType dtype, std::uint64_t seed, const std::string& where,
+                        std::int64_t max_elements) {
   std::mt19937_64 rng(seed);
-  std::map<std::string, HostTensor, std::less<>> out;
+  Tensors out;
   for (const auto& [name, spec] : inputs.items()) {
     const std::string at = where + "." + name;
     if (!spec.is_object() || !spec.contains("shape") || !spec["shape"].is_array()) bad(at, "needs a `shape` list");
@@ -95,9 +165,20 @@ std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::j
     }
     if (numel(shape) > max_elements) bad(at, "shape " + shape_string(shape) + " has more than " + std::to_string(max_elements) + " elements");
     if (spec.contains("values")) {
+      // int64, unless the entry names a float `dtype` ("dtype": "float32"): then the values rounded to it.
+      const auto own = spec.contains("dtype") ? parse_dtype(spec["dtype"].get<std::string>()) : std::optional<DType>();
+      if (spec.contains("dtype") && !own) bad(at, "unknown dtype " + spec["dtype"].dump());
+      if (own && (*own == DType::kFloat32 || *own == DType::kFloat16)) {
+        std::vector<double> values;
+        for (const auto& v : spec["values"]) values.push_back(expected_number(v, at + ".values"));
+        if (static_cast<std::int64_t>(values.size()) != numel(shape))
+          bad(at, std::to_string(values.size()) + " values for shape " + shape_string(shape));
+        out[name] = reference::round_to_tensor(values, *own, shape);
+        continue;
+      }
       std::vector<std::int64_t> values;
       for (const auto& v : spec["values"]) {
-        if (!v.is_number_integer()) bad(at, "`values` must be integers");
+        if (!v.is_number_integer()) bad(at, "`values` must be integers (or name a float `dtype`)");
         values.push_back(v.get<std::int64_t>());
       }
       if (static_cast<std::int64_t>(values.size()) != numel(shape))
@@ -118,7 +199,7 @@ std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::j
       if (*d == DType::kInt64 || *d == DType::kUInt32) {
         out[name] = HostTensor{*d, shape, std::vector<std::byte>(numel(shape) * dtype_size(*d))};
       } else {
-        out[name] = random_float(*d, shape, rng);
+        out[name] = reference::random_float(*d, shape, rng);
       }
     }
     if (spec.contains("truncate")) {  // a negative case: data shorter than its shape
@@ -154,6 +235,28 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
     c.tolerance.abs = entry["tolerance"].value("abs", 0.0);
     c.tolerance.rel = entry["tolerance"].value("rel", 0.0);
     c.tolerance_why = entry["tolerance"].value("why", "");
+    if (const auto outs = entry["tolerance"].find("outputs"); outs != entry["tolerance"].end())
+      for (const auto& [k, v] : outs->items()) c.output_tolerances[k] = tolerance_from_json(v);
+    // Expected outputs written down with the case (a package without a CPU reference): values row-major,
+    // the shape from `outputShapes` (default: the first input's shape, as an elementwise op returns).
+    if (entry.contains("expected")) {
+      if (!entry["expected"].is_object()) bad(where, "`expected` must be an object of output: [values]");
+      for (const auto& [k, v] : entry["expected"].items()) {
+        if (!v.is_array()) bad(where + ".expected." + k, "must be a list of numbers");
+        std::vector<double> values;
+        for (const auto& x : v) values.push_back(expected_number(x, where + ".expected." + k));
+        Shape shape = {static_cast<std::int64_t>(values.size())};
+        if (entry.contains("outputShapes") && entry["outputShapes"].contains(k)) {
+          shape = shape_from_json(entry["outputShapes"][k], where + ".outputShapes." + k);
+          c.output_shapes[k] = shape;
+        } else if (!c.inputs.empty()) {
+          shape = c.inputs.begin()->second.shape;
+        }
+        if (numel(shape) != static_cast<std::int64_t>(values.size()))
+          bad(where + ".expected." + k, std::to_string(values.size()) + " values for shape " + shape_string(shape));
+        c.expected[k] = {shape, std::move(values)};
+      }
+    }
   }
   return c;
 }
@@ -178,17 +281,32 @@ Case case_from_folder(const std::filesystem::path& folder) {
   const nlohmann::json attributes = j.value("attributes", nlohmann::json::object());
   for (const auto& [name, value] : attributes.items())
     c.attrs[name] = attribute_from_json(value, c.name + ".attributes." + name);
-  c.expected = io::read_npy(folder / j.at("expected").at("y").get<std::string>());
-  // The expected outputs are float32 from ONNX / ONNX Runtime; ours rotate in f32 with one rounding on
-  // store. |a*c - b*s| with |a|,|b|,|c|,|s| <= ~1 (values here are within a few units) has a rounding
-  // error of a few ulps of 1 in either implementation: 1e-5 absolute leaves a wide margin over 2^-23 and
-  // fails on any index or sign mistake (errors of order 1).
+  if (!j.at("expected").is_object() || j["expected"].empty())
+    throw Error(ErrorKind::kInvalidArgument, "\"expected\" must name at least one output: {\"y\": \"y.npy\"}");
+  for (const auto& [name, file] : j["expected"].items()) {
+    const HostTensor t = io::read_npy(folder / file.get<std::string>());
+    c.expected[name] = {t.shape, reference::to_doubles(t)};
+  }
+  // Without the case's own tolerance: the RotaryEmbedding cases of ../shared/cases, float32 from ONNX / ONNX
+  // Runtime; ours rotate in f32 with one rounding on store. |a*c - b*s| with |a|,|b|,|c|,|s| <= ~1 (values
+  // here are within a few units) has a rounding error of a few ulps of 1 in either implementation: 1e-5
+  // absolute leaves a wide margin over 2^-23 and fails on any index or sign mistake (errors of order 1).
   c.tolerance = {1e-5, 1e-5};
   c.tolerance_why = "two f32 implementations of the same rotation: a few ulps each";
   if (j.contains("tolerance") && j["tolerance"].is_object()) {  // e.g. f16 cases saved by `wgk diff`
-    c.tolerance = {j["tolerance"].value("abs", 0.0), j["tolerance"].value("rel", 0.0)};
+    c.tolerance = tolerance_from_json(j["tolerance"]);
     c.tolerance_why = j["tolerance"].value("why", "the case's own tolerance");
+    if (j["tolerance"].contains("outputs"))
+      for (const auto& [k, v] : j["tolerance"]["outputs"].items()) c.output_tolerances[k] = tolerance_from_json(v);
   }
+  if (j.contains("output_shapes"))
+    for (const auto& [k, v] : j["output_shapes"].items()) c.output_shapes[k] = shape_from_json(v, c.name + ".output_shapes." + k);
+  if (j.contains("output_dtypes"))
+    for (const auto& [k, v] : j["output_dtypes"].items()) {
+      const auto d = parse_dtype(v.get<std::string>());
+      if (!d) throw Error(ErrorKind::kInvalidArgument, "output_dtypes." + k + ": unknown dtype " + v.dump());
+      c.output_dtypes[k] = *d;
+    }
   const nlohmann::json tunables = j.value("tunables", nlohmann::json::object());
   for (const auto& [name, value] : tunables.items())
     c.tunables[name] = attribute_from_json(value, c.name + ".tunables." + name);
@@ -223,23 +341,47 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     r.message = "expected an error containing \"" + c.expected_error + "\", but the call succeeded (variant " + r.variant + ")";
     return r;
   }
-  const HostTensor y = outputs.at("y").read();
-  std::vector<double> expected;
-  if (c.expected) {
-    expected = reference::to_doubles(*c.expected);
+  const auto& contract = *introspect::contract(kernel);
+  Tensors actual;
+  for (const auto& [name, t] : outputs) actual[name] = t.read();
+  std::string problems;
+  for (const auto& [name, shape] : c.output_shapes)
+    if (auto it = actual.find(name); it != actual.end() && it->second.shape != shape)
+      problems += (problems.empty() ? "" : "; ") + ("output " + name + " has shape " + shape_string(it->second.shape) +
+                                                     ", the case states " + shape_string(shape));
+  for (const auto& [name, dtype] : c.output_dtypes)
+    if (auto it = actual.find(name); it != actual.end() && it->second.dtype != dtype)
+      problems += (problems.empty() ? "" : "; ") + ("output " + name + " is " + std::string(dtype_name(it->second.dtype)) +
+                                                     ", the case states " + std::string(dtype_name(dtype)));
+  reference::Results expected;
+  if (!c.expected.empty()) {
+    expected = c.expected;
   } else {
-    const auto& contract = *introspect::contract(kernel);
-    Attributes attrs = c.attrs;
-    for (const auto& a : contract.attributes)
-      if (!attrs.count(a.name) && a.default_value && a.default_value->is_number())
-        attrs[a.name] = a.default_value->as_number();
-    expected = reference::run_reference(contract.domain, contract.name, c.inputs, attrs_as_doubles(attrs));
+    std::vector<std::string> names;
+    for (const auto& [name, t] : actual) names.push_back(name);
+    auto ref = reference_outputs(contract, c.inputs, c.attrs, names);
+    if (!ref) {
+      r.message = "no expected outputs and no CPU reference for " + contract.domain + "::" + contract.name +
+                  " (give the case `expected` outputs)";
+      return r;
+    }
+    for (const auto& name : names)
+      if (ref->count(name)) expected[name] = std::move(ref->at(name));
   }
-  const auto cmp = reference::compare(y, expected, c.tolerance);
-  r.max_abs_error = cmp.max_abs_error;
-  r.max_rel_error = cmp.max_rel_error;
-  r.passed = cmp.ok();
-  r.message = cmp.summary();
+  const auto tolerance = [&](const std::string& name) {
+    auto it = c.output_tolerances.find(name);
+    return it == c.output_tolerances.end() ? c.tolerance : it->second;
+  };
+  const auto comparisons = compare_outputs(actual, expected, tolerance, &problems);
+  r.passed = problems.empty();
+  for (const auto& oc : comparisons) {
+    r.max_abs_error = std::max(r.max_abs_error, oc.comparison.max_abs_error);
+    r.max_rel_error = std::max(r.max_rel_error, oc.comparison.max_rel_error);
+    r.passed = r.passed && oc.comparison.ok();
+    r.message += (r.message.empty() ? "" : "; ") + (comparisons.size() > 1 ? oc.name + ": " : std::string()) +
+                 oc.comparison.summary();
+  }
+  if (!problems.empty()) r.message = problems + (r.message.empty() ? "" : "; " + r.message);
   const std::string& want = kernel.device()->has_shader_f16() ? c.expected_variant : c.expected_variant_without_f16;
   if (!want.empty() && want != r.variant) {
     r.passed = false;

@@ -4,54 +4,94 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "contract/contract.h"
 #include "reference/compare.h"
+#include "reference/op.h"
 #include "wgk/kernel.h"
 
 namespace wgk::cli {
+
+using Tensors = std::map<std::string, HostTensor, std::less<>>;
 
 struct Case {
   std::string name;
   std::string why;
   std::string kernel;  ///< package id (case folders name it; test.json cases take the package's)
-  std::map<std::string, HostTensor, std::less<>> inputs;
+  Tensors inputs;      ///< by the names the case gives (contract or ONNX names)
   Attributes attrs;
   Attributes tunables;
-  std::optional<HostTensor> expected;  ///< an oracle's y (case folders); else the CPU reference
+  /// Expected outputs by output name (case folders' `expected`, test.json `expected`); empty: the op's CPU
+  /// reference (src/reference/op.h) gives every output the call returns.
+  reference::Results expected;
   std::string expected_variant, expected_variant_without_f16;
-  reference::Tolerance tolerance;
+  reference::Tolerance tolerance;                                    ///< for every output ...
+  std::map<std::string, reference::Tolerance, std::less<>> output_tolerances;  ///< ... unless named here
   std::string tolerance_why;
+  std::map<std::string, Shape, std::less<>> output_shapes;  ///< what the call must return, when given
+  std::map<std::string, DType, std::less<>> output_dtypes;
   std::string expected_error;  ///< a negative case: the error must contain this
 };
 
 struct CaseResult {
   bool passed = false;
   std::string variant;
-  std::string message;  ///< why it failed, or the comparison summary
-  double max_abs_error = 0, max_rel_error = 0;
+  std::string message;  ///< why it failed, or the comparison summary (one part per output)
+  double max_abs_error = 0, max_rel_error = 0;  ///< over every compared output
 };
+
+/// The comparison of one output.
+struct OutputComparison {
+  std::string name;
+  reference::Tolerance tolerance;
+  reference::Comparison comparison;
+};
+
+/// `attrs` plus the contract's default of every attribute not given (INT, FLOAT and STRING defaults).
+Attributes with_defaults(const contract::Contract& contract, Attributes attrs);
+
+/// `inputs` keyed by the contract's input names: an ONNX name (`X`, `position_ids`) is replaced by the
+/// argument name (`x`, `positionIds`); names the contract does not declare are kept (the call rejects them).
+Tensors by_contract_names(const contract::Contract& contract, Tensors inputs);
+
+/// The CPU reference of the kernel's op on `inputs` (contract names) with `attrs` (defaults filled in),
+/// for `outputs`; nullopt when the op has no reference plug-in. Throws wgk::Error from the reference.
+std::optional<reference::Results> reference_outputs(const contract::Contract& contract, const Tensors& inputs,
+                                                   const Attributes& attrs, const std::vector<std::string>& outputs);
+
+/// Compares every output of `expected` (values in double, e.g. a CPU reference) with the same-named tensor of
+/// `actual`. Expected values are first rounded to the actual output's floating dtype, as a correct kernel's
+/// store rounds (a true value past the dtype's range is its infinity; one below its smallest subnormal is 0).
+/// An expected output missing from `actual`, or of another shape, is a failed comparison with that message.
+std::vector<OutputComparison> compare_outputs(const Tensors& actual, const reference::Results& expected,
+                                              const std::function<reference::Tolerance(const std::string&)>& tolerance,
+                                              std::string* problems);
 
 /// Host tensors for the `inputs` object of a test.json or bench.json case (schema in docs/kernel-conventions.md):
 /// `values` (int64), `randomInt` [lo, hi] (int64), else uniform random in [-1, 1) of `dtype` (or the
 /// entry's own `dtype`), all from one std::mt19937_64 seeded with `seed`; `truncate` drops bytes (a
 /// negative case). Throws wgk::Error (kContract) naming `where` and the key; more than `max_elements`
 /// elements in one tensor is an error.
-std::map<std::string, HostTensor, std::less<>> generate_inputs(const nlohmann::json& inputs, DType dtype,
+Tensors generate_inputs(const nlohmann::json& inputs, DType dtype,
                                                               std::uint64_t seed, const std::string& where,
                                                               std::int64_t max_elements);
 
-/// Builds a case from one test.json entry (schema in docs/kernel-conventions.md). Throws wgk::Error
-/// (kContract) naming `where` and the key on a malformed entry.
+/// Builds a case from one test.json entry (schema in docs/kernel-conventions.md; `expected` holds output
+/// values, `outputShapes` their shapes). Throws wgk::Error (kContract) naming `where` and the key on a
+/// malformed entry.
 Case case_from_json(const nlohmann::json& entry, const std::string& where);
-/// Reads a ../shared/cases folder: case.json + .npy inputs + expected y.
+/// Reads a case folder (../shared/cases/README.md "The format, for any op"): case.json, .npy inputs, every
+/// output `expected` names, `tolerance` (with per-output `outputs`), `output_shapes`, `output_dtypes`.
 Case case_from_folder(const std::filesystem::path& folder);
 
-/// Runs `c` on `kernel`, compares with c.expected or the CPU reference (in double), and checks the
-/// variant (when given) and expected errors.
+/// Runs `c` on `kernel`, compares every output c.expected names (else every output the call returns, against
+/// the op's CPU reference in double), checks output_shapes/dtypes, the variant (when given) and expected errors.
+/// A case with neither expected outputs nor a reference plug-in fails saying so.
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
 /// An attribute or tunable value from test.json/bench.json: integer, number, boolean (as 0/1) or string.
@@ -66,7 +106,10 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
 /// (wgk::Error kInvalidArgument "--tunable ROW_ORDER is given twice").
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option);
 
-/// Attribute values as the reference takes them.
-std::map<std::string, double, std::less<>> attrs_as_doubles(const Attributes& attrs);
+/// A contract value (an attribute default, an allowed value) as an attribute value: int, float or string.
+/// Throws wgk::Error (kContract) for another kind.
+AttributeValue attribute_from_value(const expr::Value& v);
+/// An attribute value as text: 1, 0.5, 'tanh'.
+std::string attribute_text(const AttributeValue& v);
 
 }  // namespace wgk::cli

@@ -1,6 +1,9 @@
 // `wgk contract <manifest> --inputs ... [--attr ...] [--device ...]`: see contract_eval.h.
 #include "contract_eval.h"
 
+#include "wgk/introspect.h"
+#include "wgk/kernel.h"
+
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -71,11 +74,14 @@ void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options) {
                  "evaluate for a call: name=dtype:DxDx..., comma-separated (e.g. x=float32:2x4x3x8,cos=float32:50x4)");
   sub.add_option("--attr", options.attrs, "attribute override name=value (repeatable or comma-separated)")
       ->delimiter(',');
-  sub.add_option("--device", options.device, "webgpu-default | lavapipe | h200 | path to a limits JSON file")
-      ->capture_default_str();
+  sub.add_option("--tunable", options.tunables, "tunable override NAME=VALUE (repeatable or comma-separated)")
+      ->delimiter(',');
+  sub.add_option("--device", options.device,
+                 "webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)");
 }
 
-contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs) {
+contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
+                                   const std::vector<std::string>& tunables) {
   contract::CallSignature call;
   for (const std::string& item : split(inputs, ',')) {
     if (item.empty()) continue;
@@ -104,10 +110,16 @@ contract::CallSignature parse_call(const std::string& inputs, const std::vector<
     if (eq == std::string::npos || eq == 0) bad("--attr: '" + a + "' is not name=value");
     call.attrs[a.substr(0, eq)] = parse_attr_value(a.substr(eq + 1));
   }
+  for (const std::string& t : tunables) {
+    const auto eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) bad("--tunable " + t + ": expected NAME=VALUE");
+    call.tunables[t.substr(0, eq)] = parse_attr_value(t.substr(eq + 1));
+  }
   return call;
 }
 
 contract::DeviceCaps parse_device(const std::string& device) {
+  if (device.empty()) return introspect::caps(*Device::default_device());
   if (auto preset = contract::DeviceCaps::preset(device)) return *preset;
   std::ifstream f(device, std::ios::binary);
   if (!f) bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable file");
@@ -118,13 +130,13 @@ contract::DeviceCaps parse_device(const std::string& device) {
 
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
                       std::ostream& out) {
-  const contract::CallSignature call = parse_call(options.inputs, options.attrs);
+  const contract::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
   const contract::DeviceCaps device = parse_device(options.device);
   contract::Planner planner(contract, device, {});
   const contract::Selection s = planner.select(call, {.derive_values = true, .plan = true});
 
   out << "call: " << s.signature << "\n";
-  out << "device: " << options.device << " (features: " << features_text(device) << "; maxComputeWorkgroupsPerDimension "
+  out << "device: " << (options.device.empty() ? "the adapter in use: " + Device::default_device()->description() : options.device) << " (features: " << features_text(device) << "; maxComputeWorkgroupsPerDimension "
       << device.limit("maxComputeWorkgroupsPerDimension").value_or(-1) << ")\n";
   out << "derive:\n";
   for (const auto& d : s.derive) {

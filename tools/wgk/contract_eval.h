@@ -19,18 +19,22 @@ struct ContractEvalOptions {
   std::string inputs;
   /// "interleaved=1" (repeatable, or comma-separated); integers, floats, anything else as text.
   std::vector<std::string> attrs;
-  /// "webgpu-default", "lavapipe", "h200", or a limits JSON file (contract::DeviceCaps::from_json).
-  std::string device = "webgpu-default";
+  /// "tunable NAME=VALUE" overrides (repeatable, or comma-separated).
+  std::vector<std::string> tunables;
+  /// "webgpu-default", "lavapipe", "h200", or a limits JSON file (contract::DeviceCaps::from_json); empty:
+  /// the limits and features of the adapter in use (the one `wgk run` would plan for).
+  std::string device;
 
   bool requested() const { return !inputs.empty(); }
 };
 
-/// Adds --inputs, --attr, --device to `sub`, writing into `options` (which must outlive parsing).
+/// Adds --inputs, --attr, --tunable, --device to `sub`, writing into `options` (which must outlive parsing).
 void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options);
 
 /// Parses --inputs text into a call signature. Throws wgk::Error (kInvalidArgument) naming the item.
-contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs);
-/// A preset name or a JSON file path. Throws wgk::Error (kInvalidArgument / kIo).
+contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
+                                   const std::vector<std::string>& tunables = {});
+/// A preset name or a JSON file path; empty: the default adapter's caps. Throws wgk::Error (kInvalidArgument / kIo).
 contract::DeviceCaps parse_device(const std::string& device);
 
 /// Prints the evaluation to `out`. Returns 0 when a variant is chosen and planned, 1 otherwise.

@@ -1,5 +1,7 @@
 #include "resolve.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "store/store.h"
@@ -62,10 +64,34 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
   return get_kernel(id, {.version = s.version}, device);
 }
 
-std::vector<std::string> selected_ids(const std::vector<std::string>& ids, const PackageSelector& s) {
-  if (!ids.empty()) return ids;
-  if (!s.package.empty()) return {store::load_package_directory(s.package)->id};
-  return store::Store::default_store().embedded_ids();
+bool names_a_path(const std::string& arg) {
+  std::error_code ec;
+  if (std::filesystem::exists(arg, ec)) return true;
+  return arg.empty() || arg[0] == '.' || arg[0] == '/' || arg[0] == '~' || std::count(arg.begin(), arg.end(), '/') > 1;
+}
+
+Kernel resolve_package(const std::string& arg, const PackageSelector& s, std::shared_ptr<Device> device) {
+  if (!names_a_path(arg)) return resolve_kernel(arg, s, device);
+  std::error_code ec;
+  if (!std::filesystem::exists(arg, ec))
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (give a folder holding build/webgpu/, or an id <org>/<name>)");
+  if (!std::filesystem::is_directory(arg, ec))
+    throw Error(ErrorKind::kInvalidArgument, arg + " is a file, not a package folder (a folder holding build/webgpu/manifest.json)");
+  if (!s.package.empty() && std::filesystem::path(s.package) != std::filesystem::path(arg))
+    throw Error(ErrorKind::kInvalidArgument, "two package folders given: " + arg + " and --package " + s.package);
+  PackageSelector folder = s;
+  folder.package = arg;
+  return resolve_kernel(store::load_package_directory(arg)->id, folder, device);
+}
+
+std::vector<Kernel> selected_kernels(const std::vector<std::string>& args, const PackageSelector& s,
+                                     std::shared_ptr<Device> device) {
+  std::vector<Kernel> out;
+  for (const auto& a : args) out.push_back(resolve_package(a, s, device));
+  if (!args.empty()) return out;
+  if (!s.package.empty()) return {resolve_package(s.package, s, device)};
+  for (const auto& id : store::Store::default_store().embedded_ids()) out.push_back(resolve_kernel(id, s, device));
+  return out;
 }
 
 void print_kernel(const Kernel& kernel) {

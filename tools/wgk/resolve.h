@@ -29,9 +29,19 @@ void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package = 
 /// equal those of a given --revision (as the store serves it). Throws wgk::Error.
 Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shared_ptr<Device> device = nullptr);
 
-/// The ids a subcommand runs: `ids` when given, else the id of `s.package` when given, else every embedded
-/// package. Throws wgk::Error as store::load_package_directory.
-std::vector<std::string> selected_ids(const std::vector<std::string>& ids, const PackageSelector& s);
+/// True when `arg` names a path rather than a package id: it exists, or starts with '.', '/' or '~', or
+/// holds more than one '/' (an id is "<org>/<name>").
+bool names_a_path(const std::string& arg);
+
+/// The kernel a subcommand's positional PACKAGE names: a package folder (README.md + build/webgpu/) checked
+/// against any pin in `s`, or an id resolved as `s` says (resolve_kernel). Throws wgk::Error: kNotFound
+/// "no such package folder" for a path that does not exist, kInvalidArgument for a file that is not a folder.
+Kernel resolve_package(const std::string& id_or_folder, const PackageSelector& s, std::shared_ptr<Device> device = nullptr);
+
+/// The kernels a subcommand runs: each of `args` (ids or folders, as resolve_package), else `s.package` when
+/// given, else every embedded package. Throws wgk::Error as resolve_package.
+std::vector<Kernel> selected_kernels(const std::vector<std::string>& args, const PackageSelector& s,
+                                     std::shared_ptr<Device> device = nullptr);
 
 /// "kernel:  <id> version <N> commit <C|none> content <blob id> (<origin>)".
 void print_kernel(const Kernel& kernel);

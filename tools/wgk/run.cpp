@@ -1,4 +1,6 @@
-// wgk run <id> --input name=file.npy ... [--attr k=v ...] [--out DIR]: one call on real inputs.
+// wgk run [PACKAGE] --input name=file.npy ... [--attr k=v,...] [--tunable k=v,...] [--out DIR]: one call on real
+// inputs; every output the contract declares is read back, compared with the op's CPU reference when it has
+// one (src/reference/op.h), and written to --out.
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -6,32 +8,38 @@
 #include "cases.h"
 #include "command.h"
 #include "contract/contract.h"
+#include "contract/plan.h"
 #include "resolve.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
-#include "reference/by_op.h"
 #include "reference/compare.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
 namespace wgk::cli {
 
-WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, variant, time and error vs the CPU reference") {
+WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, variant, attributes, time and error vs the CPU reference") {
   struct Options {
-    std::string id, out;
+    std::string package_arg, out;
     PackageSelector package;
     std::vector<std::string> inputs, attrs, tunables;
     int repeat = 10;
     double tolerance = -1;  // < 0: by dtype (see below)
   };
   auto o = std::make_shared<Options>();
-  sub.add_option("id", o->id, "package id, e.g. webgpu-kernels/ai.onnx.RotaryEmbedding")->required();
+  sub.add_option("package", o->package_arg, "package id (webgpu-kernels/ai.onnx.RotaryEmbedding) or folder; or give --package DIR");
   add_package_options(sub, o->package);
-  sub.add_option("--input,-i", o->inputs, "name=file.npy, or file.safetensors holding named tensors")->required();
-  sub.add_option("--attr,-a", o->attrs, "attribute k=v (integer or float)");
-  sub.add_option("--tunable", o->tunables, "tunable NAME=VALUE (e.g. ROW_ORDER=token, F16_STORAGE=packed, WORKGROUP_SIZE=64)");
+  sub.add_option("--input,-i", o->inputs,
+                 "NAME=file.npy (NAME: the contract's input name or its ONNX name, e.g. x or X), or a file.safetensors "
+                 "holding named tensors")
+      ->required();
+  sub.add_option("--attr,-a", o->attrs, "attribute NAME=VALUE (repeatable or comma-separated; integer, number or text)")
+      ->delimiter(',');
+  sub.add_option("--tunable", o->tunables,
+                 "tunable NAME=VALUE (repeatable or comma-separated; e.g. ROW_ORDER=token, F16_STORAGE=packed)")
+      ->delimiter(',');
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
-  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10)")->check(CLI::Range(0, 1000000));
+  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10; 0: none)")->check(CLI::Range(0, 1000000));
   sub.add_option("--tolerance", o->tolerance,
                  "largest absolute error against the CPU reference that passes (default: 1e-5 for float32, 2e-3 "
                  "for float16: a few f32 roundings of |y| <= 2, or one f16 rounding plus that); exit 1 past it")
@@ -44,7 +52,9 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
         return d >= 0 ? std::string() : "--tolerance must be a number >= 0, got " + v;
       });
   return [o]() -> int {
-    std::map<std::string, HostTensor, std::less<>> host;
+    if (o->package_arg.empty() && o->package.package.empty())
+      throw Error(ErrorKind::kInvalidArgument, "wgk run: name the package: an id, a folder, or --package DIR");
+    Tensors host;
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
       if (!host.emplace(name, std::move(t)).second)
         throw Error(ErrorKind::kInvalidArgument, "input " + name + " is given twice (again by " + from + ")");
@@ -63,47 +73,68 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       }
     }
     const Attributes attrs = parse_name_values(o->attrs, "--attr");
+    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
     if (!o->out.empty()) {  // before any GPU work: a bad --out fails first
       std::error_code ec;
       std::filesystem::create_directories(o->out, ec);
       if (ec || !std::filesystem::is_directory(o->out))
         throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
     }
-    Kernel kernel = resolve_kernel(o->id, o->package);
+    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package);
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
+    const auto& contract = *introspect::contract(kernel);
+    // ONNX names (X, position_ids) are the contract's argument names from here on (the reference takes those).
+    host = by_contract_names(contract, std::move(host));
     Inputs inputs;
     for (const auto& [name, t] : host) inputs.emplace(name, t);
     CallInfo info;
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
-    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
     Outputs outputs = kernel.call(inputs, attrs, tunables, &info);
-    std::map<std::string, HostTensor, std::less<>> results;
+    Tensors results;
     for (const auto& [name, t] : outputs) results[name] = t.read();
     const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    double repeat_ms = 0;
+    std::cout << "variant: " << info.variant << "\n";
+    // Every attribute the call used: a forgotten one shows as its default or "absent".
+    const Attributes full = with_defaults(contract, attrs);
+    std::cout << "attrs:  ";
+    for (const auto& a : contract.attributes) {
+      auto it = full.find(a.name);
+      std::cout << " " << a.name << "=" << (it == full.end() ? "absent" : attribute_text(it->second))
+                << (it != full.end() && !attrs.count(a.name) ? " (default)" : "");
+    }
+    std::cout << (contract.attributes.empty() ? " none\n" : "\n");
+    // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
+    {
+      contract::CallSignature sig;
+      auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+      for (const auto& [name, t] : host) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
+      for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
+      for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));
+      const contract::Planner planner(introspect::contract(kernel), introspect::caps(*kernel.device()),
+                                      [](const std::string&) { return std::string(); });
+      const contract::Selection selection = planner.select(sig, {.derive_values = true});
+      if (!selection.derive.empty()) {
+        std::cout << "derive: ";
+        for (const auto& d : selection.derive) std::cout << " " << d.name << "=" << (d.value ? d.value->repr() : "error");
+        std::cout << "\n";
+      }
+    }
+    if (!tunables.empty()) {
+      std::cout << "tunables:";
+      for (const auto& [name, v] : tunables) std::cout << " " << name << "=" << attribute_text(v);
+      std::cout << "\n";
+    }
+    std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back)";
     if (o->repeat > 0) {
       t0 = clock::now();
       for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, tunables, nullptr);
       outputs.begin()->second.read();
-      repeat_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count() / o->repeat;
+      std::cout << "; repeat " << std::chrono::duration<double, std::milli>(clock::now() - t0).count() / o->repeat
+                << " ms per call over " << o->repeat << " calls (upload + run, wall clock)";
     }
-    std::cout << "variant: " << info.variant << "\n";
-    std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back); repeat "
-              << repeat_ms << " ms per call (upload + run, wall clock)\n";
-    const auto& contract = *introspect::contract(kernel);
-    Attributes full = attrs;
-    for (const auto& a : contract.attributes)
-      if (!full.count(a.name) && a.default_value && a.default_value->is_number()) full[a.name] = a.default_value->as_number();
-    const auto expected = reference::run_reference(contract.domain, contract.name, host, attrs_as_doubles(full));
-    const auto cmp = reference::compare(results.at("y"), expected, {});
-    const double tolerance = o->tolerance >= 0 ? o->tolerance : results.at("y").dtype == DType::kFloat16 ? 2e-3 : 1e-5;
-    const auto checked = reference::compare(results.at("y"), expected, {tolerance, 0});
-    std::cout << "error:   max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
-              << " against the CPU reference (double): " << (checked.ok() ? "ok" : "FAIL") << " at tolerance "
-              << tolerance << "\n";
-    if (!checked.ok()) std::cout << "         " << checked.summary() << "\n";
+    std::cout << "\n";
     if (!o->out.empty()) {
       for (const auto& [name, t] : results) {
         io::write_npy(std::filesystem::path(o->out) / (name + ".npy"), t);
@@ -111,7 +142,39 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                   << dtype_name(t.dtype) << shape_string(t.shape) << "\n";
       }
     }
-    return checked.ok() ? 0 : 1;
+    bool ok = true;
+    std::vector<std::string> names;
+    for (const auto& [name, t] : results) names.push_back(name);
+    std::optional<reference::Results> expected;
+    std::string rejected;
+    try {
+      expected = reference_outputs(contract, host, attrs, names);
+    } catch (const Error& e) {
+      rejected = e.what();
+    }
+    if (!rejected.empty()) {
+      std::cout << "error:   FAIL: the CPU reference rejected the call the kernel ran: " << rejected << "\n";
+      ok = false;
+    } else if (!expected) {
+      std::cout << "error:   not compared: no CPU reference for " << contract.domain << "::" << contract.name
+                << " (test with expected outputs: wgk test, case folders)\n";
+    } else {
+      std::string problems;
+      auto tolerance = [&](const std::string& name) {
+        return reference::Tolerance{o->tolerance >= 0 ? o->tolerance : results.at(name).dtype == DType::kFloat16 ? 2e-3 : 1e-5, 0};
+      };
+      for (const auto& oc : compare_outputs(results, *expected, tolerance, &problems)) {
+        const auto& cmp = oc.comparison;
+        std::cout << "error:   " << oc.name << ": max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
+                  << " against the CPU reference (double, rounded to " << dtype_name(results.at(oc.name).dtype)
+                  << "): " << (cmp.ok() ? "ok" : "FAIL") << " at tolerance " << oc.tolerance.abs << "\n";
+        if (!cmp.ok()) std::cout << "         " << cmp.summary() << "\n";
+        ok = ok && cmp.ok();
+      }
+      if (!problems.empty()) std::cout << "error:   " << problems << "\n";
+      ok = ok && problems.empty();
+    }
+    return ok ? 0 : 1;
   };
 }
 

@@ -1,5 +1,6 @@
-// wgk test [id ...] [--package DIR] [--cases DIR]: runs the bundled packages' test.json, a package
-// folder's test.json, or case folders in the format of ../shared/cases/README.md.
+// wgk test [PACKAGE ...] [--package DIR] [--cases DIR] [--tunable NAME=VALUE]: runs the bundled packages'
+// test.json, the test.json of packages named by id or folder, or case folders in the format of
+// ../shared/cases/README.md (each case's `kernel` id, served by --package DIR when given).
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
@@ -25,7 +26,7 @@ struct Tally {
   }
 };
 
-void run_package(const Kernel& kernel, Tally& tally, const std::string& filter) {
+void run_package(const Kernel& kernel, Tally& tally, const std::string& filter, const Attributes& tunables) {
   const std::string& text = introspect::package_file(kernel, "test.json");
   nlohmann::json tests;
   try {
@@ -40,6 +41,7 @@ void run_package(const Kernel& kernel, Tally& tally, const std::string& filter) 
     try {
       c = case_from_json(cases[i], kernel.id() + ": test.json: cases[" + std::to_string(i) + "]");
       if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+      for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
       r = run_case(kernel, c);
     } catch (const Error& e) {
       if (c.name.empty()) c.name = "cases[" + std::to_string(i) + "]";
@@ -56,13 +58,17 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
     std::vector<std::string> ids;
     std::string cases, filter;
     PackageSelector pin;
+    std::vector<std::string> tunables;
   };
   auto o = std::make_shared<Options>();
-  sub.add_option("id", o->ids, "package ids (default: every bundled package)");
+  sub.add_option("package", o->ids, "package ids or folders (default: every bundled package)");
   add_package_options(sub, o->pin);
   sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively");
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
+  sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (repeatable or comma-separated)")
+      ->delimiter(',');
   return [o]() -> int {
+    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
     auto device = Device::default_device();
     std::cout << "adapter: " << device->description() << (device->has_shader_f16() ? " [shader-f16]" : " [no shader-f16]")
               << "\n";
@@ -81,6 +87,7 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
         try {
           c = case_from_folder(folder);
           if (!o->filter.empty() && c.name.find(o->filter) == std::string::npos) continue;
+          for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
           auto it = kernels.find(c.kernel);
           if (it == kernels.end()) {
             it = kernels.emplace(c.kernel, resolve_kernel(c.kernel, o->pin, device)).first;
@@ -95,10 +102,9 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
       }
     } else {
       // Every id through the store (or --package, checked against any pin), printed as run.
-      for (const auto& id : selected_ids(o->ids, o->pin)) {
-        const Kernel kernel = resolve_kernel(id, o->pin, device);
+      for (const Kernel& kernel : selected_kernels(o->ids, o->pin, device)) {
         print_kernel(kernel);
-        run_package(kernel, tally, o->filter);
+        run_package(kernel, tally, o->filter, tunables);
       }
     }
     if (tally.passed + tally.failed == 0)

@@ -1,9 +1,10 @@
-// wgk validate <package folder | id>: loads the package (sha256-verified), walks a grid of small call
-// signatures over every dtype, rank, position-id form and attribute value its contract admits (RotaryEmbedding
-// packages; any other package: the signatures of its test.json cases that expect no error), and for
-// each admitted signature selects a variant, renders every pass and compiles each distinct WGSL text on
-// the current adapter. Fails (exit 1) when a variant is never reached, a render or compile fails, or a
-// signature passes every check but no variant serves it.
+// wgk validate <package folder | id>: loads the package (sha256-verified), enumerates call signatures from its
+// contract and its cases, and for each admitted signature selects a variant, renders every pass and compiles
+// each distinct WGSL text on the current adapter. Signatures: the inputs (shapes, dtypes), attributes and
+// tunables of every test.json and bench.json case that is not an expected error, each under every dtype its
+// type constraints allow, every tunable value any case uses (and the default), and every allowed value of
+// each constrained attribute. Fails (exit 1) when a variant is never reached, a render or compile fails, or
+// a signature passes every check but no variant serves it. Nothing in it names an op.
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
@@ -12,10 +13,9 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
-#include <variant>
 
-#include "cases.h"
 #include "command.h"
+#include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
 #include "contract/plan.h"
@@ -38,49 +38,107 @@ struct VariantReport {
   std::string example;            ///< one signature that reached the variant
 };
 
-/// The knobs of one grid point (the RotaryEmbedding geometry; docs/kernels.md).
-struct GridPoint {
-  DType t;
-  std::string f16_storage;  ///< "" when the tunable is not declared or T is float32
-  int x_rank, cache_rank;
-  enum class Pos { kAbsent, kTable, kOffsetScalar, kOffsetVector } pos;
-  std::int64_t batch, seq, heads, head, rotary;  ///< rotary 0: attribute left at its default
-  std::int64_t interleaved;
-  bool give_num_heads;
-};
-
-bool admits_rank(const contract::Input& in, int rank) {
-  return in.ranks.empty() || std::find(in.ranks.begin(), in.ranks.end(), rank) != in.ranks.end();
+/// The signature of one test.json/bench.json entry without generating data: shapes from `shape`, dtypes
+/// from the entry's own `dtype`, int64 for `values`/`randomInt`, else the case dtype. nullopt for an
+/// expected-error case or an entry the tools would refuse anyway.
+std::optional<contract::CallSignature> signature_of_case(const nlohmann::json& entry) {
+  if (!entry.is_object() || entry.contains("error") || !entry.contains("inputs") || !entry["inputs"].is_object())
+    return std::nullopt;
+  const auto dtype = parse_dtype(entry.value("dtype", std::string("float32")));
+  if (!dtype) return std::nullopt;
+  contract::CallSignature call;
+  for (const auto& [name, spec] : entry["inputs"].items()) {
+    if (!spec.is_object() || !spec.contains("shape") || !spec["shape"].is_array() || spec.contains("truncate")) return std::nullopt;
+    Shape shape;
+    for (const auto& d : spec["shape"]) {
+      if (!d.is_number_integer()) return std::nullopt;
+      shape.push_back(d.get<std::int64_t>());
+    }
+    std::optional<DType> t = *dtype;
+    if (spec.contains("dtype")) t = parse_dtype(spec["dtype"].get<std::string>());
+    else if (spec.contains("randomInt") || spec.contains("values")) t = DType::kInt64;
+    if (!t) return std::nullopt;
+    call.inputs[name] = {*t, shape};
+  }
+  auto value = [](const nlohmann::json& v) -> std::optional<expr::Value> {
+    if (v.is_number_integer()) return expr::Value(v.get<std::int64_t>());
+    if (v.is_number()) return expr::Value(v.get<double>());
+    if (v.is_boolean()) return expr::Value(std::int64_t{v.get<bool>()});
+    if (v.is_string()) return expr::Value(v.get<std::string>());
+    return std::nullopt;
+  };
+  for (const char* key : {"attrs", "tunables"})
+    if (entry.contains(key) && entry[key].is_object())
+      for (const auto& [name, v] : entry[key].items())
+        if (auto x = value(v)) (std::string(key) == "attrs" ? call.attrs : call.tunables)[name] = *x;
+  return call;
 }
 
-/// The call signature of one grid point; nullopt when the contract cannot even express it (rank).
-std::optional<contract::CallSignature> signature_of(const contract::Contract& c, const GridPoint& g) {
-  const auto* x = c.find_input("x");
-  const auto* cos = c.find_input("cos");
-  const auto* sin = c.find_input("sin");
-  const auto* pos = c.find_input("positionIds");
-  contract::CallSignature call;
-  if (!admits_rank(*x, g.x_rank) || !admits_rank(*cos, g.cache_rank) || !admits_rank(*sin, g.cache_rank)) return std::nullopt;
-  call.inputs[x->name] = {g.t, g.x_rank == 3 ? Shape{g.batch, g.seq, g.heads * g.head} : Shape{g.batch, g.heads, g.seq, g.head}};
-  const std::int64_t pairs = (g.rotary ? g.rotary : g.head) / 2;
-  const Shape cache = g.cache_rank == 2 ? Shape{g.batch * g.seq + g.seq, pairs} : Shape{g.batch, g.seq, pairs};
-  call.inputs[cos->name] = {g.t, cache};
-  call.inputs[sin->name] = {g.t, cache};
-  if (g.pos != GridPoint::Pos::kAbsent) {
-    if (!pos) return std::nullopt;
-    const int rank = g.pos == GridPoint::Pos::kTable ? 2 : g.pos == GridPoint::Pos::kOffsetScalar ? 0 : 1;
-    if (!admits_rank(*pos, rank)) return std::nullopt;
-    const Shape shape = rank == 2 ? Shape{g.batch, g.seq} : rank == 0 ? Shape{} : Shape{1};
-    const auto* m = c.find_type_constraint(pos->dtype);
-    call.inputs[pos->name] = {m && !m->allowed.empty() ? m->allowed.front() : DType::kInt64, shape};
-  } else if (pos && !pos->optional) {
-    return std::nullopt;
+/// Every signature: each case's, crossed with the dtypes of each type constraint its float inputs use and
+/// the tunable values, then one attribute at a time set to each of its allowed values.
+std::vector<contract::CallSignature> signatures(const contract::Contract& c, const std::vector<contract::CallSignature>& cases) {
+  std::map<std::string, std::vector<expr::Value>> tunable_values;  // the default first, then every value a case uses
+  for (const auto& t : c.tunables) tunable_values[t.name].push_back(t.default_value);
+  for (const auto& call : cases)
+    for (const auto& [name, v] : call.tunables) {
+      auto& values = tunable_values[name];
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+    }
+  std::vector<contract::CallSignature> out;
+  std::set<std::string> seen;
+  auto add = [&](const contract::CallSignature& call) {
+    std::string key;
+    for (const auto& [n, t] : call.inputs) key += n + ":" + std::string(dtype_name(t.dtype)) + shape_string(t.shape) + ";";
+    for (const auto& [n, v] : call.attrs) key += n + "=" + v.repr() + ";";
+    for (const auto& [n, v] : call.tunables) key += n + "=" + v.repr() + ";";
+    if (seen.insert(key).second) out.push_back(call);
+  };
+  for (const auto& base : cases) {
+    // Retyped: every constraint variable bound by a float input, to each type it allows.
+    std::vector<contract::CallSignature> typed = {base};
+    for (const auto& tc : c.type_constraints) {
+      std::vector<contract::CallSignature> next;
+      for (const auto& call : typed) {
+        bool binds = false;
+        for (const auto& in : c.inputs)
+          if (in.dtype == tc.name && call.inputs.count(in.name)) binds = true;
+        if (!binds) {
+          next.push_back(call);
+          continue;
+        }
+        for (DType d : tc.allowed) {
+          contract::CallSignature t = call;
+          for (const auto& in : c.inputs)
+            if (in.dtype == tc.name && t.inputs.count(in.name)) t.inputs[in.name].dtype = d;
+          next.push_back(t);
+        }
+      }
+      typed = std::move(next);
+    }
+    for (const auto& call : typed) {
+      std::vector<contract::CallSignature> tuned = {call};
+      for (const auto& [name, values] : tunable_values) {
+        std::vector<contract::CallSignature> next;
+        for (const auto& t : tuned)
+          for (const auto& v : values) {
+            contract::CallSignature u = t;
+            u.tunables[name] = v;
+            next.push_back(u);
+          }
+        tuned = std::move(next);
+      }
+      for (const auto& t : tuned) {
+        add(t);
+        for (const auto& a : c.attributes)
+          for (const auto& v : a.allowed_values) {
+            contract::CallSignature u = t;
+            u.attrs[a.name] = v;
+            add(u);
+          }
+      }
+    }
   }
-  if (g.rotary) call.attrs["rotary_embedding_dim"] = g.rotary;
-  if (c.find_attribute("interleaved")) call.attrs["interleaved"] = g.interleaved;
-  if (g.give_num_heads) call.attrs["num_heads"] = g.heads;
-  if (!g.f16_storage.empty()) call.tunables["F16_STORAGE"] = g.f16_storage;
-  return call;
+  return out;
 }
 
 std::string signature_text(const contract::CallSignature& call) {
@@ -89,35 +147,6 @@ std::string signature_text(const contract::CallSignature& call) {
   for (const auto& [name, v] : call.attrs) s += "; " + name + "=" + v.repr();
   for (const auto& [name, v] : call.tunables) s += "; " + name + "=" + v.repr();
   return s;
-}
-
-/// Every grid point of the contract: dtypes of x's constraint, F16_STORAGE values (f16 only), ranks,
-/// position-id forms, head sizes 6..64, whole and partial rotation, the `interleaved` values.
-std::vector<GridPoint> grid(const contract::Contract& c) {
-  std::vector<GridPoint> out;
-  const auto* x = c.find_input("x");
-  const auto* tc = c.find_type_constraint(x->dtype);
-  const auto* interleaved = c.find_attribute("interleaved");
-  std::vector<std::int64_t> interleaved_values = {0};
-  if (interleaved && !interleaved->allowed_values.empty()) {
-    interleaved_values.clear();
-    for (const auto& v : interleaved->allowed_values) interleaved_values.push_back(v.as_int());
-  }
-  const bool f16_tunable = c.find_tunable("F16_STORAGE") != nullptr;
-  for (DType t : tc->allowed) {
-    std::vector<std::string> storages = {""};
-    if (t == DType::kFloat16 && f16_tunable) storages = {"native", "packed"};
-    for (const auto& storage : storages)
-      for (int x_rank : {3, 4})
-        for (int cache_rank : {2, 3})
-          for (auto pos : {GridPoint::Pos::kAbsent, GridPoint::Pos::kTable, GridPoint::Pos::kOffsetScalar, GridPoint::Pos::kOffsetVector})
-            for (std::int64_t head : {6, 8, 12, 16, 20, 64})
-              for (std::int64_t rotary : {std::int64_t{0}, (head / 2) & ~std::int64_t{1}})
-                for (std::int64_t il : interleaved_values)
-                  for (bool give_num_heads : {true, false})
-                    out.push_back({t, storage, x_rank, cache_rank, pos, 2, 3, 3, head, rotary, il, give_num_heads});
-  }
-  return out;
 }
 
 }  // namespace
@@ -134,37 +163,32 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
   sub.add_flag("--verbose,-v", o->verbose, "print one reaching signature per variant and every failure");
   return [o]() -> int {
     // A folder is checked against any pin given with it, like --package elsewhere.
-    PackageSelector pin = o->pin;
-    std::string id = o->package;
-    if (fs::is_directory(o->package)) {
-      pin.package = o->package;
-      id = store::load_package_directory(o->package)->id;
-    }
-    const Kernel kernel = resolve_kernel(id, pin);
+    const Kernel kernel = resolve_package(o->package, o->pin);
     const std::shared_ptr<const contract::Contract> contract = introspect::contract(kernel);
     const contract::Contract& c = *contract;
     const contract::DeviceCaps& adapter = introspect::caps(*kernel.device());
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
-    // The signatures: the RotaryEmbedding grid for a package with its inputs, else every non-error case of
-    // the package's test.json (its dtype, shapes, attributes and tunables).
-    std::vector<contract::CallSignature> calls;
-    if (c.find_input("x") && c.find_input("cos") && c.find_input("sin")) {
-      for (const GridPoint& g : grid(c))
-        if (auto call = signature_of(c, g)) calls.push_back(std::move(*call));
-    } else {
-      const auto tests = nlohmann::json::parse(introspect::package_file(kernel, "test.json"));
-      const auto to_value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
-      for (std::size_t i = 0; i < tests.at("cases").size(); ++i) {
-        const Case t = case_from_json(tests["cases"][i], "test.json: cases[" + std::to_string(i) + "]");
-        if (!t.expected_error.empty()) continue;
-        contract::CallSignature call;
-        for (const auto& [name, host] : t.inputs) call.inputs[name] = {host.dtype, host.shape};
-        for (const auto& [name, v] : t.attrs) call.attrs[name] = to_value(v);
-        for (const auto& [name, v] : t.tunables) call.tunables[name] = to_value(v);
-        calls.push_back(std::move(call));
+    std::vector<contract::CallSignature> case_signatures;
+    for (const char* file : {"test.json", "bench.json"}) {
+      std::string text;
+      try {
+        text = introspect::package_file(kernel, file);
+      } catch (const Error&) {
+        continue;  // a package may lack bench.json
       }
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(text);
+      } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::kContract, kernel.id() + ": " + file + ": " + e.what());
+      }
+      for (const auto& entry : j.value("cases", nlohmann::json::array()))
+        if (auto call = signature_of_case(entry)) case_signatures.push_back(std::move(*call));
     }
+    if (case_signatures.empty())
+      throw Error(ErrorKind::kContract, kernel.id() + ": test.json and bench.json hold no case to take a signature from");
+    const std::vector<contract::CallSignature> all_signatures = signatures(c, case_signatures);
 
     // Two planners: the adapter as it is, and the same adapter with shader-f16 flipped, so the
     // variants a feature gates are rendered either way (compiled where the adapter can).
@@ -185,8 +209,11 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     std::vector<std::string> unserved_examples, other_failures;
     for (const auto& caps : all_caps) {
       contract::Planner planner(contract, caps.caps, templates);
-      for (const contract::CallSignature& signature : calls) {
-        const contract::CallSignature* call = &signature;
+      Progress progress("wgk validate: " + caps.name, all_signatures.size());
+      std::size_t done = 0;
+      for (const auto& signature : all_signatures) {
+        progress.update(done++);
+        const auto* call = &signature;
         ++tried;
         contract::Selection selection;
         try {
