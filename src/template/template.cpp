@@ -258,6 +258,8 @@ class Parser {
     } catch (const Error& e) {
       fail(p.offset, what + ": " + e.what());
     }
+    if (std::find(includes_.included.begin(), includes_.included.end(), name) == includes_.included.end())
+      includes_.included.push_back(name);
     std::vector<std::string> chain = chain_;
     chain.push_back(name);
     Parser child(text, name, includes_, std::move(chain));
@@ -265,11 +267,11 @@ class Parser {
     n.kind = TemplateNode::Kind::kInclude;
     n.text = name;
     n.body = std::move(root.body);
+    // What the file reads from the scope it is given (its own set/for names stay inside it).
     for (auto& x : child.names)
-      if (std::find(names.begin(), names.end(), x) == names.end()) names.push_back(std::move(x));
-    for (auto& x : child.bound) bound.push_back(std::move(x));
-    if (std::find(includes_.included.begin(), includes_.included.end(), name) == includes_.included.end())
-      includes_.included.push_back(name);
+      if (std::find(child.bound.begin(), child.bound.end(), x) == child.bound.end() &&
+          std::find(names.begin(), names.end(), x) == names.end())
+        names.push_back(std::move(x));
   }
 
   Expression expression(std::string_view text, std::size_t offset) {
