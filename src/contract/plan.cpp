@@ -773,7 +773,7 @@ const tmpl::Template& Planner::template_for(const std::string& file_name) const 
   auto it = parsed_templates_.find(file_name);
   if (it != parsed_templates_.end()) return it->second;
   if (!templates_) fail_contract(file_name + ": no template source given to the Planner");
-  tmpl::Template t = tmpl::Template::parse(templates_(file_name), file_name);
+  tmpl::Template t = tmpl::Template::parse(templates_(file_name), file_name, templates_);  // includes: package files
   return parsed_templates_.emplace(file_name, std::move(t)).first->second;
 }
 

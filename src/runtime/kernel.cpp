@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "contract/contract.h"
+#include "contract/templates.h"
 #include "runtime/boundary.h"
 #include "runtime/state.h"
 #include "wgk/error.h"
@@ -202,6 +203,9 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
       if (!state->package->files.count("build/webgpu/" + pass.shader))
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
+  contract::check_templates(*state->contract,
+                            [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
+                            origin);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
