@@ -17,15 +17,7 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   gpu::DeviceOptions o;
   if (!options.backend.empty()) o.backend = gpu::parse_backend(options.backend);
   o.power_preference = options.high_performance ? gpu::PowerPreference::kHighPerformance : gpu::PowerPreference::kDefault;
-  if (!options.adapter.empty()) {
-    if (std::all_of(options.adapter.begin(), options.adapter.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      if (options.adapter.size() > 9)  // no machine has a billion adapters; std::stoul would throw past 2^64
-        throw Error(ErrorKind::kNotFound, "DeviceOptions::adapter: no adapter has index " + options.adapter);
-      o.adapter_index = std::stoul(options.adapter);
-    }
-    else
-      o.adapter_name = options.adapter;
-  }
+  o.adapter = options.adapter;  // parsed by gpu::Device, as WGK_ADAPTER is
   return o;
 }
 
