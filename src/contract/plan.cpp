@@ -758,9 +758,10 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
         auto render_text = [&] { return declarations(pp, needs_f16) + t.render(scope); };
         pp.program = programs_ ? programs_(std::move(key), op + "/" + variant.id + "/" + pass.id, render_text)
                                : std::make_shared<const ProgramText>(ProgramText{std::move(key), render_text()});
-      } catch (const Error& e) {  // a template fault: say which package, variant and pass
-        throw Error(e.kind(), contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
-                                  pass.id + ": " + e.what());
+      } catch (Error& e) {  // a template fault: say which package, variant and pass
+        e.add_context("rendering " + contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
+                      pass.id);
+        throw;
       }
     }
     plan.passes.push_back(std::move(pp));
