@@ -806,9 +806,10 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
         auto render_text = [&] { return with_enables_first(declarations(pp, needs_f16), t.render(scope)); };
         pp.program = programs_ ? programs_(std::move(key), op + "/" + variant.id + "/" + pass.id, render_text)
                                : std::make_shared<const ProgramText>(ProgramText{std::move(key), render_text()});
-      } catch (const Error& e) {  // a template fault: say which package, variant and pass
-        throw Error(e.kind(), contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
-                                  pass.id + ": " + e.what());
+      } catch (Error& e) {  // a template fault: say which package, variant and pass
+        e.add_context("rendering " + contract_->domain + "." + contract_->name + ": variant " + variant.id + ", pass " +
+                      pass.id);
+        throw;
       }
     }
     plan.passes.push_back(std::move(pp));
@@ -821,7 +822,7 @@ const tmpl::Template& Planner::template_for(const std::string& file_name) const 
   auto it = parsed_templates_.find(file_name);
   if (it != parsed_templates_.end()) return it->second;
   if (!templates_) fail_contract(file_name + ": no template source given to the Planner");
-  tmpl::Template t = tmpl::Template::parse(templates_(file_name), file_name);
+  tmpl::Template t = tmpl::Template::parse(templates_(file_name), file_name, templates_);  // includes: package files
   return parsed_templates_.emplace(file_name, std::move(t)).first->second;
 }
 

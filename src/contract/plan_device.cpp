@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/plan.h"
+#include "core/webgpu_names.h"
 #include "wgk/error.h"
 
 namespace wgk::contract {
@@ -21,41 +22,10 @@ void set_limit(DeviceCaps& caps, std::string_view name, std::int64_t value) {
 }  // namespace
 
 DeviceCaps DeviceCaps::webgpu_defaults() {
-  // WebGPU spec, "Limits" table: the default of every GPUSupportedLimits member.
+  // WebGPU spec, "Limits" table (core/webgpu_names.h): the limits a device reports (WGPULimits members).
   DeviceCaps caps;
-  caps.limits = {
-      {"maxTextureDimension1D", 8192},
-      {"maxTextureDimension2D", 8192},
-      {"maxTextureDimension3D", 2048},
-      {"maxTextureArrayLayers", 256},
-      {"maxBindGroups", 4},
-      {"maxBindGroupsPlusVertexBuffers", 24},
-      {"maxBindingsPerBindGroup", 1000},
-      {"maxDynamicUniformBuffersPerPipelineLayout", 8},
-      {"maxDynamicStorageBuffersPerPipelineLayout", 4},
-      {"maxSampledTexturesPerShaderStage", 16},
-      {"maxSamplersPerShaderStage", 16},
-      {"maxStorageBuffersPerShaderStage", 8},
-      {"maxStorageTexturesPerShaderStage", 4},
-      {"maxUniformBuffersPerShaderStage", 12},
-      {"maxUniformBufferBindingSize", 65536},
-      {"maxStorageBufferBindingSize", 134217728},
-      {"minUniformBufferOffsetAlignment", 256},
-      {"minStorageBufferOffsetAlignment", 256},
-      {"maxVertexBuffers", 8},
-      {"maxBufferSize", 268435456},
-      {"maxVertexAttributes", 16},
-      {"maxVertexBufferArrayStride", 2048},
-      {"maxInterStageShaderVariables", 16},
-      {"maxColorAttachments", 8},
-      {"maxColorAttachmentBytesPerSample", 32},
-      {"maxComputeWorkgroupStorageSize", 16384},
-      {"maxComputeInvocationsPerWorkgroup", 256},
-      {"maxComputeWorkgroupSizeX", 256},
-      {"maxComputeWorkgroupSizeY", 256},
-      {"maxComputeWorkgroupSizeZ", 64},
-      {"maxComputeWorkgroupsPerDimension", 65535},
-  };
+  for (const WebGpuLimit& limit : kWebGpuLimits)
+    if (limit.in_wgpu_limits) caps.limits.emplace_back(std::string(limit.name), static_cast<std::int64_t>(limit.default_value));
   return caps;
 }
 

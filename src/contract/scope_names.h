@@ -6,6 +6,8 @@
 #include <array>
 #include <string_view>
 
+#include "core/webgpu_names.h"
+
 namespace wgk::contract {
 
 /// Top-level scope names: `shapes.<input>`, `ranks.<input>`, `dtypes.<T>`, `present.<input>`,
@@ -21,48 +23,12 @@ constexpr bool is_scope_root(std::string_view name) {
   return false;
 }
 
-/// GPUSupportedLimits member names (WebGPU spec, section "Limits"), as `device.limits.<name>`.
-inline constexpr std::array<std::string_view, 35> kWebGpuLimitNames = {
-    "maxTextureDimension1D",
-    "maxTextureDimension2D",
-    "maxTextureDimension3D",
-    "maxTextureArrayLayers",
-    "maxBindGroups",
-    "maxBindGroupsPlusVertexBuffers",
-    "maxBindingsPerBindGroup",
-    "maxDynamicUniformBuffersPerPipelineLayout",
-    "maxDynamicStorageBuffersPerPipelineLayout",
-    "maxSampledTexturesPerShaderStage",
-    "maxSamplersPerShaderStage",
-    "maxStorageBuffersPerShaderStage",
-    "maxStorageBuffersInVertexStage",
-    "maxStorageBuffersInFragmentStage",
-    "maxStorageTexturesPerShaderStage",
-    "maxStorageTexturesInVertexStage",
-    "maxStorageTexturesInFragmentStage",
-    "maxUniformBuffersPerShaderStage",
-    "maxUniformBufferBindingSize",
-    "maxStorageBufferBindingSize",
-    "minUniformBufferOffsetAlignment",
-    "minStorageBufferOffsetAlignment",
-    "maxVertexBuffers",
-    "maxBufferSize",
-    "maxVertexAttributes",
-    "maxVertexBufferArrayStride",
-    "maxInterStageShaderVariables",
-    "maxColorAttachments",
-    "maxColorAttachmentBytesPerSample",
-    "maxComputeWorkgroupStorageSize",
-    "maxComputeInvocationsPerWorkgroup",
-    "maxComputeWorkgroupSizeX",
-    "maxComputeWorkgroupSizeY",
-    "maxComputeWorkgroupSizeZ",
-    "maxComputeWorkgroupsPerDimension",
-};
+// `device.limits.<name>`: the names of wgk::kWebGpuLimits (core/webgpu_names.h, the one table).
 
-/// `device.features.<name>`: WebGPU features `shader-f16`, `timestamp-query`, `subgroups`, spelled
+/// `device.features.<name>`: wgk::kKernelFeatureNames (`shader-f16`, `timestamp-query`, `subgroups`), spelled
 /// with '_' so an expression can name them.
 inline constexpr std::array<std::string_view, 3> kDeviceFeatureNames = {"shader_f16", "timestamp_query",
                                                                         "subgroups"};
+static_assert(kDeviceFeatureNames.size() == kKernelFeatureNames.size());
 
 }  // namespace wgk::contract

@@ -141,7 +141,7 @@ class Resolver {
       }
     } else if (root == "device") {
       if (member == "limits") {
-        if (path.size() >= 3 && !contains(kWebGpuLimitNames, path[2])) {
+        if (path.size() >= 3 && !find_webgpu_limit(path[2])) {
           fail(where, "'device.limits." + path[2] + "' is not a WebGPU limit name (e.g. maxComputeWorkgroupsPerDimension)");
         }
       } else if (member == "features") {

@@ -2,9 +2,10 @@
 // requests with Dawn toggles (abi.h).
 #include "gpu/abi.h"
 
+#include "gpu/callback.h"
+
 #include <cstring>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "wgk/error.h"
@@ -45,11 +46,12 @@ std::string_view feature_name(uint32_t value) {
   }
 }
 
-WGPUInstance create_instance(bool timed_wait_any) {
+detail::Object<WGPUInstanceImpl> create_instance(bool timed_wait_any) {
   InstanceDescriptor descriptor;
   descriptor.capabilities.timedWaitAnyEnable = timed_wait_any ? 1 : 0;
   // The binary reads this layout (abi.h); the header's declared type differs, hence the cast.
-  return wgpuCreateInstance(reinterpret_cast<const WGPUInstanceDescriptor*>(&descriptor));
+  return detail::Object<WGPUInstanceImpl>(
+      wgpuCreateInstance(reinterpret_cast<const WGPUInstanceDescriptor*>(&descriptor)));
 }
 
 std::string to_std(WGPUStringView view) {
@@ -57,39 +59,34 @@ std::string to_std(WGPUStringView view) {
   return view.length == WGPU_STRLEN ? std::string(view.data) : std::string(view.data, view.length);
 }
 
-void wait_future(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns, std::string_view what) {
+WGPUWaitStatus wait_any(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns) {
   WGPUFutureWaitInfo info{future, 0};
-  switch (wgpuInstanceWaitAny(instance, 1, &info, timeout_ns)) {
-    case WGPUWaitStatus_Success:
-      return;
-    case WGPUWaitStatus_TimedOut:
-      throw Error(ErrorKind::kGpu, "gpu: timed out after " + std::to_string(timeout_ns / 1'000'000) + " ms waiting for " +
-                                       std::string(what));
-    default:
-      throw Error(ErrorKind::kGpu, "gpu: wgpuInstanceWaitAny failed while waiting for " + std::string(what));
-  }
+  return wgpuInstanceWaitAny(instance, 1, &info, timeout_ns);
+}
+
+Error wait_error(WGPUWaitStatus status, uint64_t timeout_ns, std::string_view what) {
+  if (status == WGPUWaitStatus_TimedOut)
+    return Error(ErrorKind::kGpu, "gpu: timed out after " + std::to_string(timeout_ns / 1'000'000) +
+                                      " ms waiting for " + std::string(what));
+  return Error(ErrorKind::kGpu, "gpu: wgpuInstanceWaitAny failed while waiting for " + std::string(what));
 }
 
 namespace {
 
-/// One wgpuAdapterRequestDevice; the device (null when refused) and Dawn's message.
-std::pair<WGPUDevice, std::string> request_once(WGPUInstance instance, WGPUAdapter adapter,
-                                                const WGPUDeviceDescriptor& descriptor, uint64_t timeout_ns) {
-  struct Result {
-    WGPUDevice device = nullptr;
-    std::string message;
-  } result;
-  WGPURequestDeviceCallbackInfo callback{};
-  callback.mode = WGPUCallbackMode_WaitAnyOnly;
-  callback.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* out,
-                         void*) {
-    auto* r = static_cast<Result*>(out);
-    if (status == WGPURequestDeviceStatus_Success) r->device = device;
-    r->message = to_std(message);
-  };
-  callback.userdata1 = &result;
-  wait_future(instance, wgpuAdapterRequestDevice(adapter, &descriptor, callback), timeout_ns, "a device");
-  return {result.device, std::move(result.message)};
+/// One wgpuAdapterRequestDevice; the device (empty when refused) and Dawn's message.
+struct DeviceResult {
+  detail::Object<WGPUDeviceImpl> device;
+  std::string message;
+};
+DeviceResult request_once(WGPUInstance instance, WGPUAdapter adapter, const WGPUDeviceDescriptor& descriptor,
+                          uint64_t timeout_ns) {
+  return await_callback<DeviceResult, WGPURequestDeviceCallbackInfo>(
+      instance, timeout_ns, "a device",
+      [&](const WGPURequestDeviceCallbackInfo& info) { return wgpuAdapterRequestDevice(adapter, &descriptor, info); },
+      [](DeviceResult& r, WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message) {
+        if (status == WGPURequestDeviceStatus_Success) r.device = detail::Object<WGPUDeviceImpl>(device);
+        r.message = to_std(message);
+      });
 }
 
 }  // namespace
@@ -106,15 +103,18 @@ DeviceRequest request_device(WGPUInstance instance, WGPUAdapter adapter, const W
   with_toggles.nextInChain = &toggles.chain;
 
   DeviceRequest out;
-  auto [device, message] = request_once(instance, adapter, with_toggles, timeout_ns);
-  if (device) {
-    out.device = device;
+  DeviceResult first = request_once(instance, adapter, with_toggles, timeout_ns);
+  if (first.device) {
+    out.device = std::move(first.device);
     return out;
   }
+  const std::string& message = first.message;
   // Refused (Dawn's reason in `message`, e.g. "Unexpected chained struct of type ..."): the same request
   // without the toggles. If that is refused too, the toggles were not the cause: report Dawn's last message.
   out.toggles_error = message.empty() ? "device request refused without a message" : message;
-  std::tie(out.device, out.error) = request_once(instance, adapter, descriptor, timeout_ns);
+  DeviceResult second = request_once(instance, adapter, descriptor, timeout_ns);
+  out.device = std::move(second.device);
+  out.error = std::move(second.message);
   if (!out.device && out.error.empty()) out.error = out.toggles_error;
   return out;
 }

@@ -14,6 +14,9 @@
 #include <string>
 #include <string_view>
 
+#include "gpu/handles.h"
+#include "wgk/error.h"
+
 namespace wgk::gpu::abi {
 
 // ---- WGPUFeatureName: the binary uses the older numbering ------------------------------------------
@@ -54,7 +57,8 @@ static_assert(sizeof(InstanceCapabilities) == 24 && offsetof(InstanceCapabilitie
 static_assert(sizeof(InstanceDescriptor) == 32);
 
 extern "C" WGPUStatus wgpuGetInstanceCapabilities(InstanceCapabilities* capabilities);  // binary only
-WGPUInstance create_instance(bool timed_wait_any);
+/// A new instance (owned; empty when Dawn refuses) with timedWaitAnyEnable = `timed_wait_any`.
+detail::Object<WGPUInstanceImpl> create_instance(bool timed_wait_any);
 
 // ---- WGPULimits: same size (152) and offsets up to maxComputeWorkgroupsPerDimension -------------------
 // Evidence: wgpuAdapterGetLimits writes bytes 0..151 (canary past that untouched), and the values at the
@@ -101,13 +105,15 @@ static_assert(WGPUDeviceLostReason_FailedCreation == 4 && WGPURequestDeviceStatu
 /// The text of a WGPUStringView (null data: empty; length WGPU_STRLEN: NUL-terminated).
 std::string to_std(WGPUStringView view);
 
-/// Waits for one future with wgpuInstanceWaitAny (the instance has TimedWaitAny). Throws wgk::Error kGpu
-/// ("gpu: timed out after N ms waiting for <what>", or the wait's failure). `what` names the operation.
-void wait_future(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns, std::string_view what);
+/// Waits for one future with wgpuInstanceWaitAny (the instance has TimedWaitAny), at most `timeout_ns`.
+WGPUWaitStatus wait_any(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns);
+/// The wgk::Error kGpu for a wait that ended with `status` (not Success): "gpu: timed out after N ms
+/// waiting for <what>", or "gpu: wgpuInstanceWaitAny failed while waiting for <what>".
+Error wait_error(WGPUWaitStatus status, uint64_t timeout_ns, std::string_view what);
 
 /// The outcome of request_device.
 struct DeviceRequest {
-  WGPUDevice device = nullptr;  ///< null: Dawn refused the device even without the toggles (reason in `error`)
+  detail::Object<WGPUDeviceImpl> device;  ///< empty: Dawn refused the device even without the toggles (`error`)
   std::string error;            ///< Dawn's message for the last refused request
   std::string toggles_error;    ///< non-empty: Dawn refused the toggles descriptor (its message); the device
                                 ///< was then requested again without it (timestamps stay quantized)

@@ -33,13 +33,15 @@ enum class PowerPreference { kDefault, kLowPower, kHighPerformance };
 std::string_view to_string(Backend backend);
 Backend parse_backend(std::string_view text);
 
-/// How to pick the adapter. Environment overrides (when `use_environment`): WGK_BACKEND (a Backend word)
-/// and WGK_ADAPTER (an index into list_adapters() or a case-insensitive substring of its device name).
+/// How to pick the adapter. `adapter`: "" (Dawn's choice for backend and power preference), all digits (an
+/// index into list_adapters(backend)) or a case-insensitive substring of AdapterInfo::device or
+/// ::description ("llvmpipe", "H200"). With `use_environment`, fields left empty take the environment:
+/// WGK_BACKEND (a Backend word) when backend is kDefault, WGK_ADAPTER (same syntax as `adapter`) when
+/// adapter is "". Both are read by the Device constructor only (adapter.cpp), one parser for both sources.
 struct DeviceOptions {
   Backend backend = Backend::kDefault;
   PowerPreference power_preference = PowerPreference::kDefault;
-  std::optional<size_t> adapter_index;  ///< index into list_adapters(backend)
-  std::string adapter_name;             ///< substring of AdapterInfo::device or ::description
+  std::string adapter;
   bool use_environment = true;
 };
 
@@ -113,16 +115,16 @@ class Device {
   /// and with Dawn's "timestamp_quantization" toggle disabled, so timestamps are not rounded to
   /// 65,536 ns (as ONNX Runtime's WebGPU EP does). If Dawn refuses the toggle, the device is created
   /// without it: see toggles_error().
-  /// Throws kNotFound (no matching adapter; the message lists those found) or kGpu.
+  /// Throws kInvalidArgument (WGK_BACKEND is not a Backend word), kNotFound (no matching adapter, or an
+  /// index past any adapter; the message names the source, DeviceOptions::adapter or WGK_ADAPTER, and
+  /// lists the adapters found) or kGpu. The process-wide default device is wgk::Device::default_device()
+  /// (include/wgk/kernel.h), built on this class.
   explicit Device(const DeviceOptions& options = {});
   ~Device();
   Device(Device&&) noexcept;
   Device& operator=(Device&&) noexcept;
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
-
-  /// The process-wide default device, created on first use with DeviceOptions{} (environment applies).
-  static Device& default_device();
 
   const AdapterInfo& adapter_info() const;
   const Features& features() const;
@@ -174,7 +176,7 @@ class Device {
   /// GPU's clock. Waits (at most `timeout`).
   std::vector<uint64_t> read_timestamps(TimestampQuery& query, Timeout timeout = kDefaultTimeout);
 
-  struct State;  // private, defined in device.cpp
+  struct State;  // private, defined in device_state.h
 
  private:
   std::unique_ptr<State> state_;

@@ -1,44 +1,76 @@
 #pragma once
-// Move-only RAII owners of Dawn objects, as opaque handles: this header never includes <webgpu/webgpu.h>,
-// so code outside src/gpu/ sees no WGPU type. Objects are created by wgk::gpu::Device (device.h).
+// RAII owners of Dawn objects. Every Dawn handle the library holds is a detail::Object<Impl> (one template,
+// in the manner of Dawn's ObjectBase<Derived, CType> in generator/templates/api_cpp.h: it owns one
+// reference and gives it back through the C API's wgpu*Release). Unlike Dawn's, ours is move-only (no
+// wgpu*AddRef: nothing here shares a handle). This header never includes <webgpu/webgpu.h>: it names the
+// C API's opaque structs (`typedef struct WGPUBufferImpl* WGPUBuffer` in webgpu.h) by forward declaration,
+// so code outside src/gpu/ sees no WGPU function. Objects are created by wgk::gpu::Device (device.h).
 #include <cstdint>
 #include <string>
 #include <utility>
+
+// The C API's object types (webgpu.h declares WGPUX as `struct WGPUXImpl*`).
+struct WGPUInstanceImpl;
+struct WGPUAdapterImpl;
+struct WGPUDeviceImpl;
+struct WGPUQueueImpl;
+struct WGPUBufferImpl;
+struct WGPUShaderModuleImpl;
+struct WGPUComputePipelineImpl;
+struct WGPUBindGroupLayoutImpl;
+struct WGPUBindGroupImpl;
+struct WGPUQuerySetImpl;
+struct WGPUCommandEncoderImpl;
+struct WGPUCommandBufferImpl;
+struct WGPUComputePassEncoderImpl;
 
 namespace wgk::gpu {
 
 class Device;
 
 namespace detail {
-/// Which wgpu*Release a handle calls; one value per Dawn object kind held here.
-enum class Kind : uint8_t { kBuffer, kComputePipeline, kBindGroupLayout, kBindGroup, kQuerySet };
-void release(Kind kind, void* handle) noexcept;
+/// wgpu<Type>Release for each object type held here (object.cpp); the overload picks the function.
+void release(WGPUInstanceImpl* handle) noexcept;
+void release(WGPUAdapterImpl* handle) noexcept;
+void release(WGPUDeviceImpl* handle) noexcept;
+void release(WGPUQueueImpl* handle) noexcept;
+void release(WGPUBufferImpl* handle) noexcept;
+void release(WGPUShaderModuleImpl* handle) noexcept;
+void release(WGPUComputePipelineImpl* handle) noexcept;
+void release(WGPUBindGroupLayoutImpl* handle) noexcept;
+void release(WGPUBindGroupImpl* handle) noexcept;
+void release(WGPUQuerySetImpl* handle) noexcept;
+void release(WGPUCommandEncoderImpl* handle) noexcept;
+void release(WGPUCommandBufferImpl* handle) noexcept;
+void release(WGPUComputePassEncoderImpl* handle) noexcept;
 
-/// Owns one reference to a Dawn object (a WGPU* pointer stored as void*).
-template <Kind K>
-class Owned {
+/// Owns one reference to a Dawn object of C type `Impl*` (e.g. Object<WGPUBufferImpl> holds a WGPUBuffer).
+/// Construction from a raw handle adopts the reference a wgpu*Create*/Get* call returned (Dawn's Acquire);
+/// null is an empty object. Move-only; the destructor and reset() release.
+template <typename Impl>
+class Object {
  public:
-  Owned() = default;
-  explicit Owned(void* handle) : handle_(handle) {}
-  Owned(Owned&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  Owned& operator=(Owned&& other) noexcept {
+  Object() = default;
+  explicit Object(Impl* handle) noexcept : handle_(handle) {}
+  Object(Object&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Object& operator=(Object&& other) noexcept {
     if (this != &other) {
       reset();
       handle_ = std::exchange(other.handle_, nullptr);
     }
     return *this;
   }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  ~Owned() { reset(); }
+  Object(const Object&) = delete;
+  Object& operator=(const Object&) = delete;
+  ~Object() { reset(); }
   void reset() noexcept {
-    if (handle_) release(K, std::exchange(handle_, nullptr));
+    if (handle_) release(std::exchange(handle_, nullptr));
   }
-  void* get() const noexcept { return handle_; }
+  Impl* get() const noexcept { return handle_; }
   explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
-  void* handle_ = nullptr;
+  Impl* handle_ = nullptr;
 };
 }  // namespace detail
 
@@ -60,7 +92,7 @@ class Buffer {
 
  private:
   friend class Device;
-  detail::Owned<detail::Kind::kBuffer> handle_;
+  detail::Object<WGPUBufferImpl> handle_;
   uint64_t size_ = 0;
   BufferUsage usage_ = BufferUsage::kStorage;
 };
@@ -74,8 +106,8 @@ class ComputePipeline {
 
  private:
   friend class Device;
-  detail::Owned<detail::Kind::kComputePipeline> pipeline_;
-  detail::Owned<detail::Kind::kBindGroupLayout> group0_;
+  detail::Object<WGPUComputePipelineImpl> pipeline_;
+  detail::Object<WGPUBindGroupLayoutImpl> group0_;
   std::string label_;
 };
 
@@ -87,7 +119,7 @@ class BindGroup {
 
  private:
   friend class Device;
-  detail::Owned<detail::Kind::kBindGroup> handle_;
+  detail::Object<WGPUBindGroupImpl> handle_;
 };
 
 /// A timestamp query set for up to `passes()` compute passes (2 timestamps per pass: begin, end),
@@ -100,7 +132,7 @@ class TimestampQuery {
 
  private:
   friend class Device;
-  detail::Owned<detail::Kind::kQuerySet> query_set_;
+  detail::Object<WGPUQuerySetImpl> query_set_;
   Buffer resolve_;   // QUERY_RESOLVE | COPY_SRC
   Buffer readback_;  // MAP_READ | COPY_DST
   uint32_t passes_ = 0;

@@ -33,17 +33,18 @@ BatchState::BatchState() : serial(next_batch_serial()) {}
 bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps) {
   if (batch.calls.empty()) return false;
   std::lock_guard lock(device.mutex);
-  std::exception_ptr failure;
-  try {
-    // Validated: a Dawn error in this command buffer is reported by this flush, not by a later call.
-    if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Layout::kOnePass);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  const std::uint64_t state = failure ? DeviceBuffer::kNeverWritten : 0;
-  for (const auto& out : batch.outputs) out->pending_batch.store(state);
-  release(batch);
-  if (failure) std::rethrow_exception(failure);
+  // Whether the submit throws or not, the batch is done: its outputs are readable (0) or never will be.
+  struct Finish {
+    BatchState& batch;
+    bool submitted = false;
+    ~Finish() {
+      for (const auto& out : batch.outputs) out->pending_batch.store(submitted ? 0 : DeviceBuffer::kNeverWritten);
+      release(batch);
+    }
+  } finish{batch};
+  // Validated: a Dawn error in this command buffer is reported by this flush, not by a later call.
+  if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Layout::kOnePass);
+  finish.submitted = true;
   return true;
 }
 
@@ -76,7 +77,8 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
     throw Error(ErrorKind::kInvalidArgument, "Batch::record: the batch holds " + std::to_string(b.calls.size()) +
                                                  " calls, the most one batch holds (Batch::kMaxCalls); flush() first");
   std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
-  runtime::EncodedCall call = runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial, outputs);
+  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial, outputs); },
+                                           [&] { return "recording a call of " + k.package->id + " in a Batch"; });
   // Under the device mutex from here: nothing another thread does can see this call's objects yet.
   if (info) {
     info->variant = call.plan->variant->id;

@@ -51,12 +51,8 @@ void check_range_element(std::string_view input, const Shape& shape, std::int64_
 }  // namespace
 
 void check_data_size(std::string_view input, const HostTensor& host) {
-  std::uint64_t want = 0;
-  try {
-    want = tensor_bytes(host.dtype, host.shape);
-  } catch (const Error& e) {
-    throw Error(ErrorKind::kInvalidArgument, "input " + std::string(input) + ": " + e.what());
-  }
+  const std::uint64_t want = with_context([&] { return tensor_bytes(host.dtype, host.shape); },
+                                          [&] { return "checking input " + std::string(input); });
   if (host.data.size() != want)
     throw Error(ErrorKind::kInvalidArgument,
                 "input " + std::string(input) + ": " + std::string(dtype_name(host.dtype)) + " shape " +

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "contract/contract.h"
+#include "contract/templates.h"
 #include "runtime/boundary.h"
 #include "runtime/state.h"
 #include "wgk/error.h"
@@ -17,15 +18,7 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   gpu::DeviceOptions o;
   if (!options.backend.empty()) o.backend = gpu::parse_backend(options.backend);
   o.power_preference = options.high_performance ? gpu::PowerPreference::kHighPerformance : gpu::PowerPreference::kDefault;
-  if (!options.adapter.empty()) {
-    if (std::all_of(options.adapter.begin(), options.adapter.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      if (options.adapter.size() > 9)  // no machine has a billion adapters; std::stoul would throw past 2^64
-        throw Error(ErrorKind::kNotFound, "DeviceOptions::adapter: no adapter has index " + options.adapter);
-      o.adapter_index = std::stoul(options.adapter);
-    }
-    else
-      o.adapter_name = options.adapter;
-  }
+  o.adapter = options.adapter;  // parsed by gpu::Device, as WGK_ADAPTER is
   return o;
 }
 
@@ -142,12 +135,8 @@ CacheStats Device::cache_stats() const {
 DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buffer)
     : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {
   if (!buffer_) throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: no buffer");
-  std::uint64_t need = 0;
-  try {
-    need = tensor_bytes(dtype_, shape_);
-  } catch (const Error& e) {
-    throw Error(ErrorKind::kInvalidArgument, std::string("DeviceTensor: ") + e.what());
-  }
+  const std::uint64_t need = with_context([&] { return tensor_bytes(dtype_, shape_); },
+                                          [] { return std::string("making a DeviceTensor"); });
   const std::uint64_t have = buffer_->bytes;
   if (need > have)
     throw Error(ErrorKind::kInvalidArgument, "DeviceTensor: " + std::string(dtype_name(dtype_)) + " " + shape_string(shape_) +
@@ -202,6 +191,9 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
       if (!state->package->files.count("build/webgpu/" + pass.shader))
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
+  contract::check_templates(*state->contract,
+                            [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
+                            origin);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
@@ -220,12 +212,26 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
 }  // namespace
 
 Kernel get_kernel(std::string_view id, const KernelRef& ref, std::shared_ptr<Device> device) {
-  auto package = store::Store::default_store().load(id, store::PackageRef{ref.version, ref.revision, ref.content});
-  return detail::Access::make_kernel(make_kernel_state(std::move(package), std::move(device)));
+  return with_context(
+      [&] {
+        auto package = store::Store::default_store().load(id, store::PackageRef{ref.version, ref.revision, ref.content});
+        return detail::Access::make_kernel(make_kernel_state(std::move(package), std::move(device)));
+      },
+      [&] {
+        std::string frame = "loading package " + std::string(id);
+        if (ref.version) frame += " version " + std::to_string(*ref.version);
+        if (ref.revision) frame += " revision " + *ref.revision;
+        if (ref.content) frame += " content " + *ref.content;
+        return frame;
+      });
 }
 
 Kernel load_kernel_directory(const std::string& folder, std::shared_ptr<Device> device) {
-  return detail::Access::make_kernel(make_kernel_state(store::load_package_directory(folder), std::move(device)));
+  return with_context(
+      [&] {
+        return detail::Access::make_kernel(make_kernel_state(store::load_package_directory(folder), std::move(device)));
+      },
+      [&] { return "loading the package folder " + folder; });
 }
 
 const std::string& Kernel::id() const { return state_->package->id; }
@@ -469,7 +475,8 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
 Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info,
                      const OutputNames& outputs) const {
   std::unique_lock<std::mutex> lock(runtime::state_of(*state_->device).mutex, std::defer_lock);
-  runtime::EncodedCall call = runtime::encode_call(*state_, inputs, attrs, tunables, lock, 0, outputs);
+  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(*state_, inputs, attrs, tunables, lock, 0, outputs); },
+                                           [&] { return "calling " + state_->package->id; });
   if (info) {
     info->variant = call.plan->variant->id;
     info->plan_cached = call.plan_cached;

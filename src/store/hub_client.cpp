@@ -726,13 +726,16 @@ HubDownload hub_download(std::string_view id_view, std::optional<int> version, s
   };
   if (!fs::exists(fs::symlink_status(final_dir, ec))) {
     const fs::path staging = repo / "snapshots" / ("." + commit + "." + random_hex8() + ".incomplete");
-    try {
-      for (const TreeEntry* e : selected) place(staging, *e);
-    } catch (...) {
-      fs::remove_all(staging, ec);
-      throw;
-    }
-    if (::rename(staging.c_str(), final_dir.c_str()) != 0) fs::remove_all(staging, ec);  // another process won
+    // The staging folder goes unless renamed into place: also when placing a file throws.
+    struct RemoveStaging {
+      const fs::path& path;
+      ~RemoveStaging() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);  // after a rename, nothing is left there
+      }
+    } remove_staging{staging};
+    for (const TreeEntry* e : selected) place(staging, *e);
+    ::rename(staging.c_str(), final_dir.c_str());  // fails when another process won: then staging goes
   }
   if (!fs::is_directory(fs::symlink_status(final_dir, ec)))
     throw Error(ErrorKind::kIo, final_dir.string() + " could not be created");

@@ -10,14 +10,14 @@
 namespace wgk::tmpl {
 
 struct TemplateNode {
-  enum class Kind { kText, kOutput, kIf, kFor, kSet, kBody } kind = Kind::kBody;
+  enum class Kind { kText, kOutput, kIf, kFor, kSet, kBody, kInclude } kind = Kind::kBody;
   int line = 1, column = 1;     // where the tag starts
-  std::string text;             // kText
+  std::string text;             // kText; kInclude: the included file's name
   expr::Expression expression;  // kOutput; kSet value; kFor iterable
   std::string target;           // kSet, kFor: the bound name
   // kIf: (condition, body) for `if` and each `elif`; `else_body` for `else`.
   std::vector<std::pair<expr::Expression, std::vector<TemplateNode>>> branches;
-  std::vector<TemplateNode> body;  // kFor, kBody; kIf: the else branch
+  std::vector<TemplateNode> body;  // kFor, kBody, kInclude (the included file); kIf: the else branch
 };
 
 namespace {
@@ -50,9 +50,18 @@ struct Piece {
   std::size_t offset = 0;  // of the tag's first character
 };
 
+// What the files of one parse share: the loader and the include budget.
+struct IncludeState {
+  const IncludeLoader* loader = nullptr;
+  int count = 0;
+  std::vector<std::string> included;
+};
+
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& name) : name_(name) {
+  // `chain`: the files from the top-level one to this one (this one last).
+  Parser(std::string_view text, const std::string& name, IncludeState& includes, std::vector<std::string> chain)
+      : name_(name), includes_(includes), chain_(std::move(chain)) {
     // Jinja2 normalizes newlines to "\n" and, without keep_trailing_newline, drops one trailing
     // newline (@huggingface/jinja does the same).
     src_.reserve(text.size());
@@ -83,6 +92,8 @@ class Parser {
 
   std::vector<std::string> names;  // read from the scope
   std::vector<std::string> bound;  // bound by set/for
+  bool has_params = false;         // a `#param` line was seen (top-level file only)
+  std::vector<std::string> params;
 
  private:
   std::pair<int, int> line_col(std::size_t offset) const {
@@ -162,13 +173,105 @@ class Parser {
       } else if (content_end > content && src_[content_end - 1] == '+') {
         --content_end;
       }
-      if (kind != '#') {
+      if (kind == '#') {
+        param_lines(std::string_view(src_).substr(content, content_end - content), content);
+      } else {
         pieces_.push_back({kind == '{' ? Piece::Kind::kOutput : Piece::Kind::kStatement,
                            std::string_view(src_).substr(content, content_end - content), content, open});
       }
       i = end + 2;
       if (i > src_.size()) break;
     }
+  }
+
+  // `#param name [name ...]` lines of a comment (content starts at `offset`).
+  void param_lines(std::string_view comment, std::size_t offset) {
+    std::size_t at = 0;
+    while (at <= comment.size()) {
+      std::size_t end = comment.find('\n', at);
+      if (end == std::string_view::npos) end = comment.size();
+      std::string_view line = comment.substr(at, end - at);
+      std::size_t lead = 0;
+      while (lead < line.size() && is_space(line[lead])) ++lead;
+      std::string_view body = line.substr(lead);
+      const std::size_t line_offset = offset + at + lead;
+      at = end + 1;
+      if (body.substr(0, 6) != "#param" || (body.size() > 6 && !is_space(body[6]))) continue;
+      if (chain_.size() > 1)
+        fail(line_offset, "a #param header belongs in the template a pass names, not in an included file");
+      has_params = true;
+      std::size_t i = 6, count = 0;
+      while (true) {
+        while (i < body.size() && is_space(body[i])) ++i;
+        if (i >= body.size()) break;
+        std::size_t k = i;
+        while (k < body.size() && !is_space(body[k])) ++k;
+        std::string_view param = body.substr(i, k - i);
+        if (!is_identifier(param)) fail(line_offset + i, "#param: '" + std::string(param) + "' is not a name");
+        if (std::find(params.begin(), params.end(), param) != params.end())
+          fail(line_offset + i, "#param: '" + std::string(param) + "' is declared twice");
+        params.emplace_back(param);
+        ++count;
+        i = k;
+      }
+      if (count == 0) fail(line_offset, "#param without a name (expected '#param name [name ...]')");
+    }
+  }
+
+  static std::string chain_text(const std::vector<std::string>& chain, const std::string& last) {
+    std::string s;
+    for (const auto& c : chain) s += c + " -> ";
+    return s + last;
+  }
+
+  // `{% include "file" %}`: checks the name, loads and parses the file into `n`.
+  void include(const Piece& p, std::string_view rest, TemplateNode& n) {
+    std::string_view r = trim(rest);
+    const bool quoted = r.size() >= 2 && (r.front() == '"' || r.front() == '\'') && r.back() == r.front();
+    std::string_view file = quoted ? r.substr(1, r.size() - 2) : std::string_view();
+    if (!quoted || file.find(r.front()) != std::string_view::npos)
+      fail(p.offset, "expected '{% include \"file\" %}' (one string literal naming a file of the package; "
+                     "expressions, lists, 'ignore missing' and 'with/without context' are not supported)");
+    const std::string name(file);
+    const std::string what = "include \"" + name + "\"";
+    if (name.empty()) fail(p.offset, what + ": empty file name");
+    if (name.front() == '/') fail(p.offset, what + ": an absolute path (only files of the package, by their path in build/webgpu/)");
+    if (name.find('\\') != std::string::npos) fail(p.offset, what + ": a backslash in the path");
+    for (std::size_t at = 0; at <= name.size();) {
+      std::size_t end = std::min(name.find('/', at), name.size());
+      std::string_view part = std::string_view(name).substr(at, end - at);
+      if (part.empty() || part == "." || part == "..")
+        fail(p.offset, what + ": path component '" + std::string(part) + "' (only files of the package, by their path in build/webgpu/)");
+      at = end + 1;
+    }
+    if (std::find(chain_.begin(), chain_.end(), name) != chain_.end())
+      fail(p.offset, what + ": include cycle " + chain_text(chain_, name));
+    if (static_cast<int>(chain_.size()) > kMaxIncludeDepth)
+      fail(p.offset, what + ": includes nested deeper than " + std::to_string(kMaxIncludeDepth) + " (" + chain_text(chain_, name) + ")");
+    if (++includes_.count > kMaxIncludes)
+      fail(p.offset, what + ": more than " + std::to_string(kMaxIncludes) + " includes in one template");
+    if (!includes_.loader || !*includes_.loader)
+      fail(p.offset, what + ": no include loader (a template may include only files of its own package)");
+    std::string text;
+    try {
+      text = (*includes_.loader)(name);
+    } catch (const Error& e) {
+      fail(p.offset, what + ": " + e.what());
+    }
+    if (std::find(includes_.included.begin(), includes_.included.end(), name) == includes_.included.end())
+      includes_.included.push_back(name);
+    std::vector<std::string> chain = chain_;
+    chain.push_back(name);
+    Parser child(text, name, includes_, std::move(chain));
+    TemplateNode root = child.parse();
+    n.kind = TemplateNode::Kind::kInclude;
+    n.text = name;
+    n.body = std::move(root.body);
+    // What the file reads from the scope it is given (its own set/for names stay inside it).
+    for (auto& x : child.names)
+      if (std::find(child.bound.begin(), child.bound.end(), x) == child.bound.end() &&
+          std::find(names.begin(), names.end(), x) == names.end())
+        names.push_back(std::move(x));
   }
 
   Expression expression(std::string_view text, std::size_t offset) {
@@ -274,12 +377,15 @@ class Parser {
         n.target = std::string(target);
         bound.push_back(n.target);
         n.expression = expression(rest.substr(eq + 1), rest_offset + eq + 1);
+      } else if (kw == "include") {
+        include(p, rest, n);
       } else if (kw.empty()) {
         fail(p.offset, "empty statement tag");
       } else if (kw == "elif" || kw == "else" || kw == "endif" || kw == "endfor") {
         fail(p.offset, "unexpected '{% " + std::string(kw) + " %}'");
       } else {
-        fail(p.offset, "unknown statement '" + std::string(kw) + "' (supported: if, elif, else, endif, for, endfor, set)");
+        fail(p.offset, "unknown statement '" + std::string(kw) +
+                           "' (supported: if, elif, else, endif, for, endfor, set, include)");
       }
       if (n.kind != TemplateNode::Kind::kIf) {
         // `set`, `for`: nothing; `if`: its end tags were checked above.
@@ -292,6 +398,8 @@ class Parser {
 
   std::string src_;
   const std::string& name_;
+  IncludeState& includes_;
+  std::vector<std::string> chain_;
   std::vector<std::size_t> line_starts_;
   std::vector<Piece> pieces_;
   int depth_ = 0;
@@ -325,7 +433,7 @@ class Frame : public expr::Scope {
 class Renderer {
  public:
   Renderer(const std::string& name, std::size_t max_output, std::size_t max_iterations)
-      : name_(name), max_output_(max_output), max_iterations_(max_iterations) {}
+      : name_(&name), max_output_(max_output), max_iterations_(max_iterations) {}
 
   void render(const std::vector<TemplateNode>& nodes, Frame& frame) {
     for (const auto& n : nodes) {
@@ -334,7 +442,7 @@ class Renderer {
         case TemplateNode::Kind::kOutput: {
           Value v = n.expression.evaluate(frame);
           if (v.is_undefined()) {
-            throw Error(ErrorKind::kContract, where(name_, n.line, n.column) + ": {{ " + std::string(trim(n.expression.text())) + " }} is undefined");
+            throw Error(ErrorKind::kContract, where(*name_, n.line, n.column) + ": {{ " + std::string(trim(n.expression.text())) + " }} is undefined");
           }
           append(v.str(), n);
           break;
@@ -362,13 +470,13 @@ class Renderer {
           } else if (seq.is_object()) {
             for (const auto& [key, value] : seq.as_object()) items.emplace_back(key);
           } else {
-            throw Error(ErrorKind::kContract, where(name_, n.line, n.column) + ": cannot loop over " + n.expression.text() +
+            throw Error(ErrorKind::kContract, where(*name_, n.line, n.column) + ": cannot loop over " + n.expression.text() +
                                                   " = " + seq.repr() + " (a " + seq.type_name() + ")");
           }
           auto length = static_cast<std::int64_t>(items.size());
           for (std::int64_t k = 0; k < length; ++k) {
             if (++iterations_ > max_iterations_) {
-              throw Error(ErrorKind::kContract, where(name_, n.line, n.column) + ": more than " +
+              throw Error(ErrorKind::kContract, where(*name_, n.line, n.column) + ": more than " +
                                                     std::to_string(max_iterations_) + " loop iterations in one render");
             }
             Frame inner(frame);  // Jinja2: names set inside a loop body stay inside it
@@ -385,6 +493,15 @@ class Renderer {
           break;
         }
         case TemplateNode::Kind::kBody: render(n.body, frame); break;
+        case TemplateNode::Kind::kInclude: {
+          // Jinja2: the included file sees the current scope; its `set` names stay inside it.
+          Frame inner(frame);
+          const std::string* outer = name_;
+          name_ = &n.text;
+          render(n.body, inner);
+          name_ = outer;
+          break;
+        }
       }
     }
   }
@@ -394,29 +511,33 @@ class Renderer {
  private:
   void append(const std::string& s, const TemplateNode& n) {
     if (out.size() + s.size() > max_output_) {
-      throw Error(ErrorKind::kContract, where(name_, n.line, n.column) + ": output larger than " +
+      throw Error(ErrorKind::kContract, where(*name_, n.line, n.column) + ": output larger than " +
                                             std::to_string(max_output_) + " bytes");
     }
     out += s;
   }
 
-  const std::string& name_;
+  const std::string* name_;  // the file being rendered (an included one inside kInclude)
   std::size_t max_output_, max_iterations_;
   std::size_t iterations_ = 0;
 };
 
 }  // namespace
 
-Template Template::parse(std::string_view text, std::string name) {
+Template Template::parse(std::string_view text, std::string name, const IncludeLoader& includes) {
   Template t;
   t.name_ = std::make_shared<const std::string>(std::move(name));
-  Parser parser(text, *t.name_);
+  IncludeState state;
+  state.loader = &includes;
+  Parser parser(text, *t.name_, state, {*t.name_});
   t.root_ = std::make_shared<const TemplateNode>(parser.parse());
   std::vector<std::string> names;
   for (const auto& n : parser.names) {
     if (n != "loop" && std::find(parser.bound.begin(), parser.bound.end(), n) == parser.bound.end()) names.push_back(n);
   }
   t.names_ = std::make_shared<const std::vector<std::string>>(std::move(names));
+  if (parser.has_params) t.params_ = std::make_shared<const std::vector<std::string>>(std::move(parser.params));
+  t.included_ = std::make_shared<const std::vector<std::string>>(std::move(state.included));
   return t;
 }
 
@@ -429,6 +550,15 @@ std::string Template::render(const expr::Scope& scope, std::size_t max_output_by
 }
 
 const std::vector<std::string>& Template::names() const { return *names_; }
+bool Template::has_param_header() const { return params_ != nullptr; }
+const std::vector<std::string>& Template::params() const {
+  static const std::vector<std::string> kNone;
+  return params_ ? *params_ : kNone;
+}
+const std::vector<std::string>& Template::included() const {
+  static const std::vector<std::string> kNone;
+  return included_ ? *included_ : kNone;
+}
 const std::string& Template::name() const { return *name_; }
 
 }  // namespace wgk::tmpl

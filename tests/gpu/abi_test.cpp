@@ -9,6 +9,7 @@
 
 #include "gpu/abi.h"
 #include "gpu/device.h"
+#include "gpu/device_state.h"
 #include "wgk/error.h"
 
 namespace wgk::gpu {
@@ -47,7 +48,8 @@ TEST(Abi, InstanceCapabilitiesLayout) {
 // on -> accepted. If the layout were wrong, both instances would behave the same.
 TEST(Abi, InstanceDescriptorTimedWaitAny) {
   for (bool enable : {false, true}) {
-    WGPUInstance instance = abi::create_instance(enable);
+    const auto owned_instance = abi::create_instance(enable);
+    WGPUInstance instance = owned_instance.get();
     ASSERT_NE(instance, nullptr);
     WGPURequestAdapterOptions options{};
     WGPURequestAdapterCallbackInfo callback{};
@@ -59,7 +61,6 @@ TEST(Abi, InstanceDescriptorTimedWaitAny) {
     const WGPUWaitStatus status = wgpuInstanceWaitAny(instance, 1, &info, 1'000'000'000ull);
     EXPECT_EQ(status, enable ? WGPUWaitStatus_Success : WGPUWaitStatus_Error) << "timedWaitAnyEnable=" << enable;
     if (status != WGPUWaitStatus_Success) wgpuInstanceWaitAny(instance, 1, &info, 0);  // drain the callback
-    wgpuInstanceRelease(instance);
   }
 }
 
@@ -68,7 +69,8 @@ TEST(Abi, InstanceDescriptorTimedWaitAny) {
 // maxComputeWorkgroupsPerDimension >= 65535, maxComputeInvocationsPerWorkgroup >= 256,
 // maxStorageBufferBindingSize >= 128 MiB, maxBufferSize >= 256 MiB, minStorageBufferOffsetAlignment a power of 2 <= 256.
 TEST(Abi, LimitsSizeAndValues) {
-  WGPUInstance instance = abi::create_instance(true);
+  const auto owned_instance = abi::create_instance(true);
+  WGPUInstance instance = owned_instance.get();
   WGPUAdapter adapter = first_adapter(instance);
   ASSERT_NE(adapter, nullptr);
   alignas(8) unsigned char bytes[abi::kLimitsSize + 64];
@@ -93,13 +95,13 @@ TEST(Abi, LimitsSizeAndValues) {
               (limits.minStorageBufferOffsetAlignment & (limits.minStorageBufferOffsetAlignment - 1)) == 0 &&
               limits.minStorageBufferOffsetAlignment <= 256);
   wgpuAdapterRelease(adapter);
-  wgpuInstanceRelease(instance);
 }
 
 // WGPUAdapterInfo: strings and enums land in the fields we read. Backend must be a known value (Vulkan 6 on
 // lavapipe/NVIDIA), adapter type 1..4, the device name non-empty.
 TEST(Abi, AdapterInfoFields) {
-  WGPUInstance instance = abi::create_instance(true);
+  const auto owned_instance = abi::create_instance(true);
+  WGPUInstance instance = owned_instance.get();
   WGPUAdapter adapter = first_adapter(instance);
   ASSERT_NE(adapter, nullptr);
   WGPUAdapterInfo info{};
@@ -113,7 +115,6 @@ TEST(Abi, AdapterInfoFields) {
   EXPECT_LE(info.subgroupMaxSize, 128u);
   wgpuAdapterInfoFreeMembers(info);
   wgpuAdapterRelease(adapter);
-  wgpuInstanceRelease(instance);
 }
 
 // The adapter's feature list decodes with the binary numbering: the three we use, if present, have the
@@ -139,7 +140,8 @@ TEST(Abi, ShaderF16EnablesF16) {
 
 // Without the feature, `enable f16;` must fail: proves the previous test passes because of 0x0A, not always.
 TEST(Abi, F16NeedsTheFeature) {
-  WGPUInstance instance = abi::create_instance(true);
+  const auto owned_instance = abi::create_instance(true);
+  WGPUInstance instance = owned_instance.get();
   WGPUAdapter adapter = first_adapter(instance);
   ASSERT_NE(adapter, nullptr);
   WGPUDeviceDescriptor descriptor{};  // no features
@@ -156,7 +158,6 @@ TEST(Abi, F16NeedsTheFeature) {
   EXPECT_FALSE(wgpuDeviceHasFeature(device, abi::kShaderF16));
   wgpuDeviceRelease(device);
   wgpuAdapterRelease(adapter);
-  wgpuInstanceRelease(instance);
 }
 
 // QueueWorkDone callback: the binary passes (status, message, userdata1, userdata2) as 0.5.11 declares, not
@@ -164,7 +165,8 @@ TEST(Abi, F16NeedsTheFeature) {
 TEST(Abi, QueueWorkDoneUserdata) {
   Device device;  // the public path (Device::wait) must succeed too
   EXPECT_NO_THROW(device.wait(std::chrono::seconds(5)));
-  WGPUInstance instance = abi::create_instance(true);
+  const auto owned_instance = abi::create_instance(true);
+  WGPUInstance instance = owned_instance.get();
   WGPUAdapter adapter = first_adapter(instance);
   ASSERT_NE(adapter, nullptr);
   WGPUDeviceDescriptor descriptor{};
@@ -198,7 +200,6 @@ TEST(Abi, QueueWorkDoneUserdata) {
   wgpuQueueRelease(queue);
   wgpuDeviceRelease(raw);
   wgpuAdapterRelease(adapter);
-  wgpuInstanceRelease(instance);
 }
 
 // A few thousand cycles of work per invocation, so passes take measurable time.
@@ -231,6 +232,52 @@ TEST(Abi, TimestampQuerySet) {
   // but fall back to it if Dawn refuses, abi.h), both passes can end inside one quantum (seen on the H200
   // before the toggle was off). Zero is what a wrong query type or feature value gives.
   EXPECT_GT(t[0], 0u) << "timestamps are zero: the query type or feature is wrong";
+}
+
+// to_pairs reads WGPULimits at the offsets wgk::kWebGpuLimits' order and widths give (limits.cpp). Each
+// member is set here, by its C name, to a distinct value (i * 1000 + 7, and 2^40 + i for the 64-bit ones,
+// which a 32-bit read would truncate), so a row out of order, of the wrong width or misspelled reads
+// another member's value or none.
+TEST(Abi, LimitsTableReadsEveryWGPULimitsMember) {
+  WGPULimits l{};
+  uint64_t next = 0;
+  auto u32 = [&] { return static_cast<uint32_t>(++next * 1000 + 7); };
+  auto u64 = [&] { return (uint64_t{1} << 40) + ++next; };
+  const std::vector<std::pair<std::string, uint64_t>> expected = {
+      {"maxTextureDimension1D", l.maxTextureDimension1D = u32()},
+      {"maxTextureDimension2D", l.maxTextureDimension2D = u32()},
+      {"maxTextureDimension3D", l.maxTextureDimension3D = u32()},
+      {"maxTextureArrayLayers", l.maxTextureArrayLayers = u32()},
+      {"maxBindGroups", l.maxBindGroups = u32()},
+      {"maxBindGroupsPlusVertexBuffers", l.maxBindGroupsPlusVertexBuffers = u32()},
+      {"maxBindingsPerBindGroup", l.maxBindingsPerBindGroup = u32()},
+      {"maxDynamicUniformBuffersPerPipelineLayout", l.maxDynamicUniformBuffersPerPipelineLayout = u32()},
+      {"maxDynamicStorageBuffersPerPipelineLayout", l.maxDynamicStorageBuffersPerPipelineLayout = u32()},
+      {"maxSampledTexturesPerShaderStage", l.maxSampledTexturesPerShaderStage = u32()},
+      {"maxSamplersPerShaderStage", l.maxSamplersPerShaderStage = u32()},
+      {"maxStorageBuffersPerShaderStage", l.maxStorageBuffersPerShaderStage = u32()},
+      {"maxStorageTexturesPerShaderStage", l.maxStorageTexturesPerShaderStage = u32()},
+      {"maxUniformBuffersPerShaderStage", l.maxUniformBuffersPerShaderStage = u32()},
+      {"maxUniformBufferBindingSize", l.maxUniformBufferBindingSize = u64()},
+      {"maxStorageBufferBindingSize", l.maxStorageBufferBindingSize = u64()},
+      {"minUniformBufferOffsetAlignment", l.minUniformBufferOffsetAlignment = u32()},
+      {"minStorageBufferOffsetAlignment", l.minStorageBufferOffsetAlignment = u32()},
+      {"maxVertexBuffers", l.maxVertexBuffers = u32()},
+      {"maxBufferSize", l.maxBufferSize = u64()},
+      {"maxVertexAttributes", l.maxVertexAttributes = u32()},
+      {"maxVertexBufferArrayStride", l.maxVertexBufferArrayStride = u32()},
+      {"maxInterStageShaderVariables", l.maxInterStageShaderVariables = u32()},
+      {"maxColorAttachments", l.maxColorAttachments = u32()},
+      {"maxColorAttachmentBytesPerSample", l.maxColorAttachmentBytesPerSample = u32()},
+      {"maxComputeWorkgroupStorageSize", l.maxComputeWorkgroupStorageSize = u32()},
+      {"maxComputeInvocationsPerWorkgroup", l.maxComputeInvocationsPerWorkgroup = u32()},
+      {"maxComputeWorkgroupSizeX", l.maxComputeWorkgroupSizeX = u32()},
+      {"maxComputeWorkgroupSizeY", l.maxComputeWorkgroupSizeY = u32()},
+      {"maxComputeWorkgroupSizeZ", l.maxComputeWorkgroupSizeZ = u32()},
+      {"maxComputeWorkgroupsPerDimension", l.maxComputeWorkgroupsPerDimension = u32()},
+  };
+  l.maxImmediateSize = 0xDEAD;  // not read (abi.h)
+  EXPECT_EQ(to_pairs(l), expected);
 }
 
 // ---- Dawn toggles: "timestamp_quantization" off (abi.h) --------------------------------------------------
@@ -338,12 +385,12 @@ std::vector<uint64_t> raw_timestamps(WGPUInstance instance, WGPUDevice device) {
 // quantization, so the first half of the test tells the two apart), and the refusal comes back as
 // toggles_error instead of a failed device.
 TEST(Abi, DawnTogglesDisableTimestampQuantization) {
-  WGPUInstance instance = abi::create_instance(true);
+  const auto owned_instance = abi::create_instance(true);
+  WGPUInstance instance = owned_instance.get();
   WGPUAdapter adapter = first_adapter(instance);
   ASSERT_NE(adapter, nullptr);
   if (!wgpuAdapterHasFeature(adapter, abi::kTimestampQuery)) {
     wgpuAdapterRelease(adapter);
-    wgpuInstanceRelease(instance);
     GTEST_SKIP() << "adapter has no timestamp-query";
   }
   const WGPUFeatureName features[] = {abi::kTimestampQuery};
@@ -352,27 +399,24 @@ TEST(Abi, DawnTogglesDisableTimestampQuantization) {
   descriptor.requiredFeatures = features;
 
   abi::DeviceRequest with = abi::request_device(instance, adapter, descriptor, 5'000'000'000ull);
-  ASSERT_NE(with.device, nullptr) << with.error;
+  ASSERT_TRUE(with.device) << with.error;
   EXPECT_EQ(with.toggles_error, "") << "Dawn refused the toggles descriptor";
-  const std::vector<uint64_t> fine = raw_timestamps(instance, with.device);
+  const std::vector<uint64_t> fine = raw_timestamps(instance, with.device.get());
   ASSERT_EQ(fine.size(), 2u * kSubmits * kPassesPerSubmit);
   EXPECT_GT(count_off_quantum(fine), 0u) << "every timestamp is a multiple of 65,536 ns: the toggle was not applied"
                                          << " (first: " << fine[0] << ")";
-  wgpuDeviceRelease(with.device);
 
   // An sType the binary does not know: refused ("Unexpected chained struct ..."), then the fallback device.
   abi::DeviceRequest fallback =
       abi::request_device(instance, adapter, descriptor, 5'000'000'000ull, static_cast<WGPUSType>(0x0005FFFF));
-  ASSERT_NE(fallback.device, nullptr) << fallback.error;
+  ASSERT_TRUE(fallback.device) << fallback.error;
   EXPECT_NE(fallback.toggles_error.find("Unexpected chained struct"), std::string::npos) << fallback.toggles_error;
   EXPECT_EQ(fallback.error, "");
-  const std::vector<uint64_t> coarse = raw_timestamps(instance, fallback.device);
+  const std::vector<uint64_t> coarse = raw_timestamps(instance, fallback.device.get());
   ASSERT_EQ(coarse.size(), 2u * kSubmits * kPassesPerSubmit);
   EXPECT_EQ(count_off_quantum(coarse), 0u) << "Dawn no longer quantizes by default: abi.h may be stale";
   EXPECT_GT(coarse[0], 0u);
-  wgpuDeviceRelease(fallback.device);
   wgpuAdapterRelease(adapter);
-  wgpuInstanceRelease(instance);
 }
 
 // The public path: every gpu::Device is created with the toggle off, so its timestamps (Device::submit,

@@ -16,7 +16,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Device& device() { return Device::default_device(); }
+// One device for the tests of this file (the library's default device is wgk::Device::default_device()).
+// Never destroyed, as that one: releasing a Dawn device at exit may crash the driver.
+Device& device() {
+  static Device* shared = new Device();
+  return *shared;
+}
 
 template <typename T>
 std::span<const std::byte> bytes_of(const std::vector<T>& v) {
@@ -236,7 +241,7 @@ TEST(Device, AdapterInfoAndFeatures) {
 TEST(Device, AdapterChoice) {
   DeviceOptions by_name;
   by_name.use_environment = false;
-  by_name.adapter_name = "no-such-adapter-xyz";
+  by_name.adapter = "no-such-adapter-xyz";
   try {
     Device d(by_name);
     FAIL() << "expected kNotFound";
@@ -246,17 +251,63 @@ TEST(Device, AdapterChoice) {
   }
   DeviceOptions by_index;
   by_index.use_environment = false;
-  by_index.adapter_index = 0;
+  by_index.adapter = "0";
   by_index.backend = Backend::kVulkan;
   Device d(by_index);
   EXPECT_EQ(d.adapter_info().backend, "vulkan");
-  // The environment overrides the options.
+  // The environment fills what the options leave empty (device.h); both sources go through one parser,
+  // and its errors name the source.
   setenv("WGK_ADAPTER", "999", 1);
-  DeviceOptions env;
-  EXPECT_THROW(Device{env}, Error);
+  try {
+    Device d{DeviceOptions{}};
+    FAIL() << "expected kNotFound for WGK_ADAPTER=999";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
+    EXPECT_THAT(e.what(), HasSubstr("no adapter with index 999 (WGK_ADAPTER)"));
+  }
+  DeviceOptions explicit_choice;
+  explicit_choice.adapter = "0";
+  EXPECT_NO_THROW(Device{explicit_choice});  // the option wins over WGK_ADAPTER=999
+  setenv("WGK_ADAPTER", "12345678901234567890", 1);
+  try {
+    Device d{DeviceOptions{}};
+    FAIL() << "expected kNotFound for a 20-digit WGK_ADAPTER";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNotFound);
+    EXPECT_THAT(e.what(), HasSubstr("WGK_ADAPTER = 12345678901234567890: no adapter has that index"));
+  }
   unsetenv("WGK_ADAPTER");
+  DeviceOptions too_long;
+  too_long.adapter = "12345678901234567890";
+  try {
+    Device d{too_long};
+    FAIL() << "expected kNotFound for a 20-digit DeviceOptions::adapter";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("DeviceOptions::adapter = 12345678901234567890: no adapter has that index"));
+  }
+  setenv("WGK_BACKEND", "metalish", 1);
+  EXPECT_THROW(Device{DeviceOptions{}}, Error);  // a bad WGK_BACKEND is an error, not ignored
+  unsetenv("WGK_BACKEND");
   EXPECT_THROW(parse_backend("metalish"), Error);
   EXPECT_EQ(parse_backend("Vulkan"), Backend::kVulkan);
+}
+
+// detail::Object (handles.h) owns one reference: moving transfers the handle itself (same Dawn object) and
+// leaves the source empty, so only one owner releases it (a second wgpuBufferRelease of the last reference
+// is a use-after-free that the sanitizer build reports).
+TEST(Device, ObjectReleasesItsReferenceOnce) {
+  static_assert(!std::is_copy_constructible_v<detail::Object<WGPUBufferImpl>>);
+  static_assert(std::is_nothrow_move_assignable_v<detail::Object<WGPUBufferImpl>>);
+  detail::Object<WGPUBufferImpl> empty;
+  EXPECT_FALSE(empty);
+  empty.reset();  // no handle: nothing to release
+  Buffer a = device().create_buffer(16, BufferUsage::kStorage, "moved");
+  const void* id = a.id();
+  Buffer b = std::move(a);
+  EXPECT_EQ(b.id(), id);
+  EXPECT_EQ(a.id(), nullptr);  // NOLINT(bugprone-use-after-move)
+  b = Buffer();                // releases the one reference; a second release would crash Dawn
+  EXPECT_FALSE(b);
 }
 
 TEST(Device, HandlesAreMoveOnly) {

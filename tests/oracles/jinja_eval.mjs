@@ -3,7 +3,7 @@
 // stdout: one JSON line each:
 //   expr:     {"type": "int"|"float"|"bool"|"str"|"list"|"none"|"undefined"|"dict", "value": ...}
 //             (lists: "value" holds typed items) or {"error": message}
-//   template: {"output": text} or {"error": message}
+//   template: {"output": text} or {"error": message}; "files": {name: text} resolves `{% include "name" %}`
 // Templates are tokenized with Jinja2's defaults (trim_blocks and lstrip_blocks off); the Template
 // class of @huggingface/jinja turns both on (the transformers chat-template settings), so this script
 // swaps in its own parse. The builtins of docs/design.md are JS functions in the context.
@@ -89,9 +89,23 @@ function evaluateExpression(text, context, derive) {
   return typed(captured);
 }
 
-function renderTemplate(text, context) {
+// @huggingface/jinja 0.5.11 has no `include`: expand it textually as Jinja2 renders it. The included
+// file (one trailing newline dropped, as Jinja2's loader does) goes inside `{% if true %}...{% endif %}`
+// carrying the include tag's own '-' markers, so whitespace control acts on the includer's text only.
+// (Jinja2 keeps an included file's `set` names inside it; this expansion does not, so the compared
+// templates must not depend on that.)
+function expandIncludes(text, files, depth = 0) {
+  if (depth > 8) throw new Error("includes nested deeper than 8");
+  return text.replace(/\{%([-+]?)\s*include\s+(["'])([^"']*)\2\s*([-+]?)%\}/g, (_, open, _q, name, close) => {
+    if (!(name in files)) throw new Error(`include: no file ${name}`);
+    const body = files[name].replace(/\r\n?/g, "\n").replace(/\n$/, "");
+    return `{%${open} if true %}${expandIncludes(body, files, depth + 1)}{% endif ${close}%}`;
+  });
+}
+
+function renderTemplate(text, context, files) {
   const t = new Template("");
-  t.parsed = parse(tokenize(text, { lstrip_blocks: false, trim_blocks: false }));
+  t.parsed = parse(tokenize(expandIncludes(text, files ?? {}), { lstrip_blocks: false, trim_blocks: false }));
   return t.render({ ...context, ...builtins(context) });
 }
 
@@ -101,7 +115,7 @@ for await (const line of rl) {
   let out;
   try {
     const req = JSON.parse(line);
-    out = req.kind === "expr" ? evaluateExpression(req.text, req.context ?? {}, req.derive ?? []) : { output: renderTemplate(req.text, req.context ?? {}) };
+    out = req.kind === "expr" ? evaluateExpression(req.text, req.context ?? {}, req.derive ?? []) : { output: renderTemplate(req.text, req.context ?? {}, req.files) };
   } catch (e) {
     out = { error: String(e?.message ?? e) };
   }

@@ -5,6 +5,7 @@
 // sha256 (so store verification passes and the hostile bytes reach the engine) and loads it with
 // wgk::load_kernel_directory. Expected: a clear wgk::Error (never a crash, a hang or a file read), and
 // for out-of-bounds shader accesses, untouched neighbouring buffers (WebGPU robust buffer access).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,8 +85,155 @@ TEST(HostileBase, CopyKernelWorks) {
 
 // ---- no file access -----------------------------------------------------------------------------
 
-TEST(HostileFiles, TemplateIncludeRejected) {
-  expect_refused("hostile_include", ErrorKind::kContract, {"copy.wgsl.jinja", "include"});
+// `{% include %}` names only a file of the package's own verified set (metadata.json), by its path in
+// build/webgpu/; the store's bytes, never the file system.
+TEST(HostileFiles, TemplateIncludeOfAbsolutePathRejected) {
+  // hostile_include: {% include "/etc/passwd" %}
+  expect_refused("hostile_include", ErrorKind::kContract, {"copy.wgsl.jinja", "include \"/etc/passwd\"", "absolute path"});
+}
+
+const std::string kBody = "{#- #param tunables -#}\n{% include \"body.wgsl.jinja\" %}\n";
+const std::string kCopyBody =
+    "@compute @workgroup_size({{ tunables.WORKGROUP_SIZE }})\n"
+    "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
+    "  let index = gid.x + gid.y * (nwg.x * {{ tunables.WORKGROUP_SIZE }}u);\n"
+    "  if (index >= params.count) { return; }\n"
+    "  y[index] = x[index];\n"
+    "}\n";
+
+TEST(HostileFiles, TemplateIncludeOfAPackageFileWorks) {
+  // The copy kernel's body moved into a package file: y = x element for element, as hostile_base.
+  Kernel k = load_hostile("", {{"build/webgpu/copy.wgsl.jinja", kBody}, {"build/webgpu/body.wgsl.jinja", kCopyBody}});
+  HostTensor x = ramp(300);
+  HostTensor y = k({{"x", x}}).at("y").read();
+  ASSERT_EQ(y.shape, x.shape);
+  for (std::int64_t i = 0; i < 300; ++i) ASSERT_EQ(y.element(i), static_cast<double>(i + 1));
+}
+TEST(HostileFiles, TemplateIncludeOutOfThePackageRejected) {
+  for (const char* path : {"../manifest.json", "../../README.md", "./body.wgsl.jinja", "sub//body.wgsl.jinja",
+                           "sub\\\\body.wgsl.jinja"}) {
+    SCOPED_TRACE(path);
+    const std::string text = "{% include \"" + std::string(path) + "\" %}\n";
+    std::optional<Error> e = attempt("", 256, {{"build/webgpu/copy.wgsl.jinja", text}});
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(static_cast<int>(e->kind()), static_cast<int>(ErrorKind::kContract)) << e->what();
+    const std::string m = e->what();
+    EXPECT_NE(m.find("copy.wgsl.jinja: line 1, column 1: include"), std::string::npos) << m;
+    EXPECT_TRUE(m.find("path component") != std::string::npos || m.find("backslash") != std::string::npos) << m;
+  }
+}
+TEST(HostileFiles, TemplateIncludeOfAFileNotInThePackageRejected) {
+  // Not in metadata.json (so not one of the package's files): the store has no such file.
+  expect_refused("", ErrorKind::kContract, {"copy.wgsl.jinja", "include \"missing.wgsl.jinja\"", "has no file build/webgpu/missing.wgsl.jinja"},
+                 {{"build/webgpu/copy.wgsl.jinja", "{% include \"missing.wgsl.jinja\" %}\n"}});
+}
+TEST(HostileFiles, TemplateIncludeOfAnUnlistedFileOnDiskRejected) {
+  // body.wgsl.jinja lies in the folder but metadata.json was written before it: the store refuses the
+  // package (an unlisted file), so the include never reads it.
+  TempDir dir;
+  copy_package(kData / "hostile_base", dir.path());
+  write_bytes(dir.path() / "build/webgpu/copy.wgsl.jinja", kBody);
+  write_metadata(dir.path(), kCopyId);
+  write_bytes(dir.path() / "build/webgpu/body.wgsl.jinja", kCopyBody);
+  try {
+    (void)load_kernel_directory(dir.path().string());
+    ADD_FAILURE() << "a package with an unlisted file loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("body.wgsl.jinja"), std::string::npos) << e.what();
+  }
+}
+TEST(HostileFiles, TemplateIncludeCycleRejected) {
+  expect_refused("", ErrorKind::kContract, {"include cycle copy.wgsl.jinja -> copy.wgsl.jinja"},
+                 {{"build/webgpu/copy.wgsl.jinja", "{% include \"copy.wgsl.jinja\" %}\n"}});
+  expect_refused("", ErrorKind::kContract, {"b.wgsl.jinja: line 1, column 1", "include cycle copy.wgsl.jinja -> a.wgsl.jinja -> b.wgsl.jinja -> a.wgsl.jinja"},
+                 {{"build/webgpu/copy.wgsl.jinja", "{% include \"a.wgsl.jinja\" %}\n"},
+                  {"build/webgpu/a.wgsl.jinja", "{% include \"b.wgsl.jinja\" %}\n"},
+                  {"build/webgpu/b.wgsl.jinja", "{% include \"a.wgsl.jinja\" %}\n"}});
+}
+TEST(HostileFiles, TemplateIncludeDepthBombRejected) {
+  // A chain copy -> d1 -> ... -> d12: past tmpl::kMaxIncludeDepth (8).
+  std::map<std::string, std::string> files{{"build/webgpu/copy.wgsl.jinja", "{% include \"d1.wgsl.jinja\" %}\n"}};
+  for (int i = 1; i <= 12; ++i)
+    files["build/webgpu/d" + std::to_string(i) + ".wgsl.jinja"] = "{% include \"d" + std::to_string(i + 1) + ".wgsl.jinja\" %}\n";
+  expect_refused("", ErrorKind::kContract, {"d8.wgsl.jinja", "include \"d9.wgsl.jinja\"", "nested deeper than 8"}, files);
+}
+TEST(HostileFiles, TemplateIncludeFanOutBombRejected) {
+  // Each of 6 levels includes the next 10 times: 10^6 files to parse without a total bound; the 65th
+  // include is refused (tmpl::kMaxIncludes = 64).
+  std::map<std::string, std::string> files;
+  for (int i = 0; i <= 6; ++i) {
+    std::string text;
+    for (int k = 0; k < 10 && i < 6; ++k) text += "{% include \"f" + std::to_string(i + 1) + ".wgsl.jinja\" %}";
+    files["build/webgpu/" + (i == 0 ? std::string("copy") : "f" + std::to_string(i)) + ".wgsl.jinja"] = text + "\n";
+  }
+  expect_refused("", ErrorKind::kContract, {"more than 64 includes"}, files);
+}
+TEST(HostileFiles, TemplateIncludeOfAnExpressionRejected) {
+  expect_refused("", ErrorKind::kContract, {"copy.wgsl.jinja", "one string literal"},
+                 {{"build/webgpu/copy.wgsl.jinja", "{% include \"a\" ~ \"b\" %}\n"}});
+  expect_refused("", ErrorKind::kContract, {"copy.wgsl.jinja", "one string literal"},
+                 {{"build/webgpu/copy.wgsl.jinja", "{% include \"body.wgsl.jinja\" ignore missing %}\n"}});
+}
+
+// ---- #param headers, checked when the package loads ----------------------------------------------
+
+/// Loads hostile_base with copy.wgsl.jinja replaced; the error of the load (not of a call), if any.
+std::optional<Error> load_error(const std::string& copy, const std::map<std::string, std::string>& more = {}) {
+  std::map<std::string, std::string> files = more;
+  files["build/webgpu/copy.wgsl.jinja"] = copy;
+  try {
+    (void)load_hostile("", files);
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+const std::string kCopyNoHeader = read_bytes(kData / "hostile_base/build/webgpu/copy.wgsl.jinja").substr(
+    read_bytes(kData / "hostile_base/build/webgpu/copy.wgsl.jinja").find('\n') + 1);
+
+TEST(TemplateParams, MissingHeaderRejectedAtLoad) {
+  std::optional<Error> e = load_error(kCopyNoHeader);
+  ASSERT_TRUE(e.has_value()) << "a template that reads tunables loaded without a #param header";
+  EXPECT_EQ(static_cast<int>(e->kind()), static_cast<int>(ErrorKind::kContract));
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("copy.wgsl.jinja: no #param header"));
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("'{# #param tunables #}'"));  // what to write
+}
+TEST(TemplateParams, UndeclaredReadRejectedAtLoad) {
+  // Reads `groups` (a manifest derive) beside tunables; the header declares only tunables.
+  std::optional<Error> e = load_error("{#- #param tunables -#}\n// {{ groups }}\n" + kCopyNoHeader);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("copy.wgsl.jinja: reads 'groups', which its #param header (tunables) does not declare"));
+}
+TEST(TemplateParams, DeclaredButUnreadRejectedAtLoad) {
+  std::optional<Error> e = load_error("{#- #param tunables groups -#}\n" + kCopyNoHeader);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("#param 'groups' is declared but never read (it reads: tunables)"));
+}
+TEST(TemplateParams, NameTheManifestDoesNotProvideRejectedAtLoad) {
+  // `widht` (a typo) is read and declared, but no derive and no scope root has that name.
+  std::optional<Error> e = load_error("{#- #param tunables widht -#}\n// {{ widht }}\n" + kCopyNoHeader);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("#param 'widht' is not a name the manifest provides to this shader"));
+}
+TEST(TemplateParams, NamesReadByIncludesCountAndHeadersStayInTheShader) {
+  // body.wgsl.jinja reads tunables: the shader's header declares it, and the package runs.
+  EXPECT_FALSE(load_error(kBody, {{"build/webgpu/body.wgsl.jinja", kCopyBody}}).has_value());
+  // Without the header, the name read inside the include is missing from it.
+  std::optional<Error> e = load_error("{% include \"body.wgsl.jinja\" %}\n", {{"build/webgpu/body.wgsl.jinja", kCopyBody}});
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("copy.wgsl.jinja: no #param header"));
+  // A header inside an included file is refused (it belongs in the pass's shader).
+  e = load_error(kBody, {{"build/webgpu/body.wgsl.jinja", "{#- #param tunables -#}\n" + kCopyBody}});
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("body.wgsl.jinja: line 1, column 5: a #param header belongs in the template a pass names"));
+}
+TEST(TemplateParams, MalformedHeaderRejectedAtLoad) {
+  std::optional<Error> e = load_error("{#- #param tunables tunables -#}\n" + kCopyNoHeader);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("#param: 'tunables' is declared twice"));
+  e = load_error("{#- #param tunables.WORKGROUP_SIZE -#}\n" + kCopyNoHeader);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_THAT(e->what(), ::testing::HasSubstr("#param: 'tunables.WORKGROUP_SIZE' is not a name"));
 }
 TEST(HostileFiles, TemplateImportRejected) {
   expect_refused("hostile_import", ErrorKind::kContract, {"copy.wgsl.jinja", "import"});

@@ -256,10 +256,17 @@ TEST_F(Hub, SecondDownloadAsksOnlyTheRefs) {
 
 TEST_F(Hub, TreePaginationFollowed) {
   TempDir cache;
-  store::hub_download(kOnnxId, std::nullopt, git(kOnnxId, "rev-parse v1"), options(cache.path()));
-  // 16 entries in the tree, 4 per page (hub_server.py --page-size default): 4 pages.
-  EXPECT_EQ(count_requests("/tree/"), 4);
-  EXPECT_EQ(count_requests("cursor=12"), 1);
+  const std::string commit = git(kOnnxId, "rev-parse v1");
+  store::hub_download(kOnnxId, std::nullopt, commit, options(cache.path()));
+  // The tree lists every blob of the commit (git ls-tree -r), 4 per page (hub_server.py --page-size
+  // default): ceil(n / 4) pages, the last one asked for with cursor 4 * (pages - 1).
+  std::stringstream blobs(git(kOnnxId, "ls-tree -r --name-only " + commit));
+  int n = 0;
+  for (std::string line; std::getline(blobs, line);) ++n;
+  ASSERT_GT(n, 8) << "a tree of at least three pages";
+  const int pages = (n + 3) / 4;
+  EXPECT_EQ(count_requests("/tree/"), pages);
+  EXPECT_EQ(count_requests("cursor=" + std::to_string(4 * (pages - 1))), 1);
 }
 
 // ---- interoperability with @huggingface/hub --------------------------------------------------------

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "../expr/jinja_oracle.h"
@@ -99,6 +100,62 @@ TEST(Template, ErrorsNameTemplateLineAndColumn) {
   EXPECT_THAT(message("{# open"), HasSubstr("unclosed comment"));
 }
 
+// `{% include %}` as Jinja2 does it (with context): the included file renders over the current scope,
+// its own `set` names stay inside it, its trailing newline is dropped like any template's.
+TEST(Template, IncludeAsJinja2) {
+  std::map<std::string, std::string> files{{"i.wgsl.jinja", "[{{ n }}{% set n = 5 %}{{ n }}]\n"},
+                                           {"j.wgsl.jinja", "{{ b }}{% set d = c %}{{ d }}{% include 'i.wgsl.jinja' %}"},
+                                           {"bad.wgsl.jinja", "\n  {{ nope }}"}};
+  IncludeLoader loader = [&](const std::string& name) -> std::string {
+    auto it = files.find(name);
+    if (it == files.end()) throw Error(ErrorKind::kNotFound, "no file " + name);
+    return it->second;
+  };
+  auto with = [&](const std::string& text, Object ctx = {}) {
+    ObjectScope scope(std::move(ctx));
+    return Template::parse(text, "t.wgsl.jinja", loader).render(scope);
+  };
+  EXPECT_EQ(with("{% set n = 2 %}a{% include \"i.wgsl.jinja\" %}b{{ n }}"), "a[25]b2");  // set stays inside
+  EXPECT_EQ(with("{% for n in [7, 8] %}{% include 'i.wgsl.jinja' %}{% endfor %}"), "[75][85]");  // sees loop names
+  EXPECT_EQ(with("x\n  {%- include 'i.wgsl.jinja' -%}  \ny", {{"n", 1}}), "x[15]y");
+  auto t = Template::parse("{{ a }}{% include 'j.wgsl.jinja' %}{{ a }}", "t.wgsl.jinja", loader);
+  // j's own d and i's own n are bound inside those files (a name a file sets anywhere is its own).
+  EXPECT_EQ(t.names(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(t.included(), (std::vector<std::string>{"j.wgsl.jinja", "i.wgsl.jinja"}));
+  auto message = [&](const std::string& text, const IncludeLoader& l) -> std::string {
+    try {
+      ObjectScope scope(Object{});
+      Template::parse(text, "t.wgsl.jinja", l).render(scope);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kContract);
+      return e.what();
+    }
+    return "no error";
+  };
+  // Errors inside an included file name that file, line and column.
+  EXPECT_THAT(message("x\n{% include 'bad.wgsl.jinja' %}", loader), HasSubstr("bad.wgsl.jinja: line 2, column 3: {{ nope }} is undefined"));
+  EXPECT_THAT(message("\n {% include 'none.wgsl.jinja' %}", loader),
+              HasSubstr("t.wgsl.jinja: line 2, column 2: include \"none.wgsl.jinja\": no file none.wgsl.jinja"));
+  EXPECT_THAT(message("{% include 'i.wgsl.jinja' %}", nullptr), HasSubstr("no include loader"));
+  EXPECT_THAT(message("{% include '/i.wgsl.jinja' %}", loader), HasSubstr("an absolute path"));
+  EXPECT_THAT(message("{% include 'a/../i.wgsl.jinja' %}", loader), HasSubstr("path component '..'"));
+  EXPECT_THAT(message("{% include name %}", loader), HasSubstr("one string literal"));
+  EXPECT_THAT(message("{% import 'i.wgsl.jinja' as m %}", loader), HasSubstr("unknown statement 'import'"));
+  EXPECT_THAT(message("{% from 'i.wgsl.jinja' import m %}", loader), HasSubstr("unknown statement 'from'"));
+}
+
+TEST(Template, ParamHeader) {
+  auto t = Template::parse("{#- Kernel.\n    #param rank interleaved\n    #param vector -#}\n{{ rank }}", "t");
+  EXPECT_TRUE(t.has_param_header());
+  EXPECT_EQ(t.params(), (std::vector<std::string>{"rank", "interleaved", "vector"}));
+  ObjectScope scope(Object{{"rank", 3}});
+  EXPECT_EQ(t.render(scope), "3");  // a comment: renders nothing
+  EXPECT_FALSE(Template::parse("{# #parameters are not a header #}{# see #param #}", "t").has_param_header());
+  EXPECT_THROW(Template::parse("{# #param #}", "t"), Error);  // no name
+  EXPECT_THROW(Template::parse("{# #param a a #}", "t"), Error);
+  EXPECT_THROW(Template::parse("{# #param a-b #}", "t"), Error);
+}
+
 TEST(Template, LimitsBoundUntrustedTemplates) {
   ObjectScope scope(Object{});
   auto big = Template::parse("{% for i in range(1000) %}{% for j in range(1000) %}x{% endfor %}{% endfor %}", "t");
@@ -143,6 +200,7 @@ Object kernel_context(int rank, bool positions, bool interleaved, const char* T,
            {"tunables", Object{{"WORKGROUP_SIZE", wg}}},
            {"dtypes", Object{{"T", T}, {"M", "u32"}}}};
   if (positions) c["hasPositionIds"] = true;
+  c["positionMode"] = positions ? "table" : "cache3";  // the packages' derive (cache-row.wgsl.jinja)
   // The normalization templates' names, varied with the same grid: width 4 or 8 (rank), the scale and skip
   // modes, odd rows and the optional bias and outputs.
   c["rowWg"] = wg;
@@ -163,7 +221,9 @@ TEST(JinjaOracle, TemplatesRenderAsHuggingfaceJinja) {
   std::string dir = std::string(WGK_SOURCE_DIR) + "/kernels";
   if (std::filesystem::exists(dir)) {
     for (const auto& f : std::filesystem::recursive_directory_iterator(dir)) {
-      if (f.path().extension() == ".jinja") templates.emplace_back(f.path().filename().string(), read(f.path()));
+      // A pass's shader (an include-only file, such as cache-row.wgsl.jinja, renders inside them).
+      if (f.path().extension() == ".jinja" && read(f.path()).find("@compute") != std::string::npos)
+        templates.emplace_back(f.path().string(), read(f.path()));
     }
   }
   for (const char* t : {
@@ -180,13 +240,28 @@ TEST(JinjaOracle, TemplatesRenderAsHuggingfaceJinja) {
   }
   std::vector<nlohmann::json> requests;
   std::vector<std::pair<std::size_t, Object>> cases;
+  // Includes resolve in the template's own folder (the package); the oracle gets those files and
+  // expands `{% include %}` itself (@huggingface/jinja 0.5.11 has no include: jinja_eval.mjs).
+  auto folder_of = [&](std::size_t i) {
+    std::filesystem::path p(templates[i].first);
+    return p.has_parent_path() ? p.parent_path() : std::filesystem::path();
+  };
+  auto files_of = [&](std::size_t i) {
+    nlohmann::json files = nlohmann::json::object();
+    if (folder_of(i).empty()) return files;
+    for (const auto& f : std::filesystem::directory_iterator(folder_of(i)))
+      if (f.path().extension() == ".jinja") files[f.path().filename().string()] = read(f.path());
+    return files;
+  };
   for (std::size_t i = 0; i < templates.size(); ++i) {
+    const nlohmann::json files = files_of(i);
     for (int rank : {3, 4}) {
       for (bool positions : {false, true}) {
         for (bool interleaved : {false, true}) {
           for (const char* T : {"f32", "f16"}) {
             Object ctx = kernel_context(rank, positions, interleaved, T, interleaved ? 64 : 256);
-            requests.push_back({{"kind", "template"}, {"text", templates[i].second}, {"context", expr::testing::plain(expr::Value(ctx))}});
+            requests.push_back({{"kind", "template"}, {"text", templates[i].second}, {"files", files},
+                                {"context", expr::testing::plain(expr::Value(ctx))}});
             cases.emplace_back(i, ctx);
           }
         }
@@ -200,7 +275,8 @@ TEST(JinjaOracle, TemplatesRenderAsHuggingfaceJinja) {
     const auto& [i, ctx] = cases[k];
     ASSERT_FALSE((*answers)[k].contains("error")) << templates[i].first << ": " << (*answers)[k].dump();
     ObjectScope scope(ctx);
-    std::string ours = Template::parse(templates[i].second, templates[i].first).render(scope);
+    IncludeLoader loader = [&, i = i](const std::string& name) { return read(folder_of(i) / name); };
+    std::string ours = Template::parse(templates[i].second, templates[i].first, loader).render(scope);
     EXPECT_EQ(ours, (*answers)[k]["output"].get<std::string>()) << templates[i].first << "\n" << templates[i].second;
   }
   std::printf("%zu template renders compared (%zu templates)\n", cases.size(), templates.size());

@@ -313,8 +313,9 @@ Case case_from_folder(const std::filesystem::path& folder) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::kInvalidArgument, (folder / "case.json").string() + ": " + e.what() +
                                                  " (case folders: docs/testing.md)");
-  } catch (const Error& e) {
-    throw Error(e.kind(), (folder / "case.json").string() + ": " + e.what());
+  } catch (Error& e) {
+    e.add_context("reading " + (folder / "case.json").string());
+    throw;
   }
   return c;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "metadata.h"
 #include "contract/contract.h"
 #include "store/digest.h"
 #include "wgk/error.h"
