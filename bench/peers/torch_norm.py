@@ -1,0 +1,65 @@
+"""PyTorch peers of the normalization packages' bench cases (docs/PERF.md "Normalization"): eager and
+torch.compile of torch.nn.functional.rms_norm (RMSNormalization, last axis) and of the skip-add form
+(y = rms_norm(x + skip) * gamma), CUDA events around back-to-back calls after a warm-up, median of 5; and a
+torch copy of the same bytes (x read, y written; skip also read for the skip form).
+
+  python3 bench/peers/torch_norm.py [--iterations 50]
+"""
+import argparse
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+CASES = [("prefill_4096x4096", (4096, 4096)), ("prefill_1x512x4096", (1, 512, 4096)),
+         ("long_rows_64x16384", (64, 16384)), ("short_rows_65536x64", (65536, 64)),
+         ("decode_1x4096", (1, 4096)), ("decode_2x4096", (2, 4096)), ("decode_4x4096", (4, 4096)),
+         ("decode_8x4096", (8, 4096))]
+
+
+def time_us(fn, iterations):
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(5):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(iterations):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / iterations)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--iterations", type=int, default=50)
+    args = ap.parse_args()
+    print("torch", torch.__version__, torch.cuda.get_device_name(0), flush=True)
+
+    def rms(x, g):
+        return F.rms_norm(x, (x.shape[-1],), g, 1e-5)
+
+    def skip_rms(x, s, g):
+        return F.rms_norm(x + s, (x.shape[-1],), g, 1e-5)
+
+    rms_c, skip_c = torch.compile(rms), torch.compile(skip_rms)
+    for dtype, tag in ((torch.float32, "f32"), (torch.float16, "f16")):
+        for name, shape in CASES:
+            x = torch.randn(shape, dtype=dtype, device="cuda")
+            s = torch.randn(shape, dtype=dtype, device="cuda")
+            g = torch.randn(shape[-1], dtype=dtype, device="cuda")
+            y = torch.empty_like(x)
+            eager = time_us(lambda: rms(x, g), args.iterations)
+            comp = time_us(lambda: rms_c(x, g), args.iterations)
+            copy = time_us(lambda: y.copy_(x), args.iterations)
+            s_eager = time_us(lambda: skip_rms(x, s, g), args.iterations)
+            s_comp = time_us(lambda: skip_c(x, s, g), args.iterations)
+            print(f"{name}_{tag}: rms eager {eager:.1f} us, compile {comp:.1f} us; skip eager {s_eager:.1f} us, "
+                  f"compile {s_comp:.1f} us; copy of x {copy:.1f} us", flush=True)
+
+
+if __name__ == "__main__":
+    main()
