@@ -12,9 +12,7 @@ import torch
 import torch.nn.functional as F
 
 CASES = [("prefill_4096x4096", (4096, 4096)), ("prefill_1x512x4096", (1, 512, 4096)),
-         ("long_rows_64x16384", (64, 16384)), ("short_rows_65536x64", (65536, 64)),
-         ("decode_1x4096", (1, 4096)), ("decode_2x4096", (2, 4096)), ("decode_4x4096", (4, 4096)),
-         ("decode_8x4096", (8, 4096))]
+         ("decode_1x4096", (1, 4096)), ("decode_8x4096", (8, 4096))]
 
 
 def time_us(fn, iterations):
@@ -45,13 +43,14 @@ def main():
     def skip_rms(x, s, g):
         return F.rms_norm(x + s, (x.shape[-1],), g, 1e-5)
 
-    rms_c, skip_c = torch.compile(rms), torch.compile(skip_rms)
     for dtype, tag in ((torch.float32, "f32"), (torch.float16, "f16")):
         for name, shape in CASES:
             x = torch.randn(shape, dtype=dtype, device="cuda")
             s = torch.randn(shape, dtype=dtype, device="cuda")
             g = torch.randn(shape[-1], dtype=dtype, device="cuda")
             y = torch.empty_like(x)
+            torch._dynamo.reset()  # one compilation per case: no recompile limit, no dynamic shapes
+            rms_c, skip_c = torch.compile(rms), torch.compile(skip_rms)
             eager = time_us(lambda: rms(x, g), args.iterations)
             comp = time_us(lambda: rms_c(x, g), args.iterations)
             copy = time_us(lambda: y.copy_(x), args.iterations)
