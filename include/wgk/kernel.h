@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "wgk/tensor.h"
 
@@ -154,9 +155,13 @@ class TensorArg {
   std::variant<const HostTensor*, DeviceTensor> value_;
 };
 
-/// An attribute or tunable value: ONNX INT, FLOAT or STRING attributes; tunables as the manifest
-/// declares them (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed").
-using AttributeValue = std::variant<std::int64_t, double, std::string>;
+/// An attribute or tunable value: ONNX INT, FLOAT, STRING attributes and the lists INTS, FLOATS,
+/// STRINGS (onnx.proto AttributeProto; e.g. std::vector<std::int64_t>{0, 2, 1, 3}); tunables as the
+/// manifest declares them (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). A call checks each value
+/// against the manifest's declared type and allowed values (per element of a list): wgk::Error
+/// kInvalidArgument naming the attribute, the rule and the value.
+using AttributeValue = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                                    std::vector<std::string>>;
 using Inputs = std::map<std::string, TensorArg, std::less<>>;
 using Attributes = std::map<std::string, AttributeValue, std::less<>>;
 using Outputs = std::map<std::string, DeviceTensor, std::less<>>;

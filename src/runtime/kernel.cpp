@@ -34,10 +34,6 @@ contract::DeviceCaps caps_of(const gpu::Device& device) {
 
 std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
 
-expr::Value to_value(const AttributeValue& v) {
-  return std::visit([](const auto& x) { return expr::Value(x); }, v);
-}
-
 // A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
 std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
                                                   std::span<const std::byte> data, std::string_view label) {
@@ -260,8 +256,8 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                                                                  "buffer; use an earlier call's output or DeviceTensor::upload)");
     signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
   }
-  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
-  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::attribute_value(value));
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::attribute_value(value));
   DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;
   key = k.serial_prefix();

@@ -208,7 +208,12 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     for (const auto& [name, value] : o->overrides)
       run.tunables.push_back(name + "=" + std::visit([](const auto& v) {
                                std::ostringstream text;
-                               text << v;  // "64", "64.5", "1e+20", "token"
+                               if constexpr (requires { text << v; }) {
+                                 text << v;  // "64", "64.5", "1e+20", "token"
+                               } else {
+                                 for (std::size_t i = 0; i < v.size(); ++i) text << (i ? "," : "[") << v[i];
+                                 text << (v.empty() ? "[]" : "]");  // as --tunable reads it: [1,2]
+                               }
                                return text.str();
                              }, value));
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));

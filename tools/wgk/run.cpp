@@ -13,6 +13,7 @@
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/compare.h"
+#include "runtime/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -33,7 +34,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                  "NAME=file.npy (NAME: the contract's input name or its ONNX name, e.g. x or X), or a file.safetensors "
                  "holding named tensors")
       ->required();
-  sub.add_option("--attr,-a", o->attrs, "attribute NAME=VALUE (repeatable or comma-separated; integer, number or text)")
+  sub.add_option("--attr,-a", o->attrs, "attribute NAME=VALUE (repeatable or comma-separated; integer, number, text, or a list [v1,v2,...])")
       ->delimiter(',');
   sub.add_option("--tunable", o->tunables,
                  "tunable NAME=VALUE (repeatable or comma-separated; e.g. ROW_ORDER=token, F16_STORAGE=packed)")
@@ -108,7 +109,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
     {
       contract::CallSignature sig;
-      auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+      auto* const value = &runtime::attribute_value;
       for (const auto& [name, t] : host) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
       for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
       for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));
