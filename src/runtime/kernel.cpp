@@ -19,6 +19,7 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   if (!options.backend.empty()) o.backend = gpu::parse_backend(options.backend);
   o.power_preference = options.high_performance ? gpu::PowerPreference::kHighPerformance : gpu::PowerPreference::kDefault;
   o.adapter = options.adapter;  // parsed by gpu::Device, as WGK_ADAPTER is
+  o.timeout = options.gpu_timeout;  // checked (> 0) by gpu::Device
   return o;
 }
 
@@ -120,6 +121,7 @@ std::string Device::description() const {
 }
 bool Device::has_shader_f16() const { return state_->caps.shader_f16; }
 bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; }
+std::chrono::nanoseconds Device::gpu_timeout() const { return state_->gpu.timeout(); }
 CacheStats Device::cache_stats() const {
   std::lock_guard lock(state_->mutex);
   state_->cache.release_evicted();  // what eviction left goes now, so buffers_alive counts only live ones

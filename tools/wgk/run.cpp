@@ -26,10 +26,12 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::vector<std::string> inputs, attrs, tunables;
     int repeat = 10;
     double tolerance = -1;  // < 0: by dtype (see below)
+    double gpu_timeout_s = 10;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("package", o->package_arg, "package id (webgpu-kernels/ai.onnx.RotaryEmbedding) or folder; or give --package DIR");
   add_package_options(sub, o->package);
+  add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--input,-i", o->inputs,
                  "NAME=file.npy (NAME: the contract's input name or its ONNX name, e.g. x or X), or a file.safetensors "
                  "holding named tensors")
@@ -81,7 +83,8 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       if (ec || !std::filesystem::is_directory(o->out))
         throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
     }
-    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package);
+    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
+                                    cli_device(o->gpu_timeout_s));
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     const auto& contract = *introspect::contract(kernel);
