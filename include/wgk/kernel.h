@@ -23,6 +23,7 @@
 // Host inputs are borrowed for the call only: an Inputs map built from temporary HostTensors and used
 // after the full expression that built it reads freed memory. Keep the HostTensors alive, or build the
 // map inside the call expression.
+#include <chrono>
 #include <cstdint>
 #include <future>
 #include <map>
@@ -57,6 +58,12 @@ struct DeviceOptions {
   /// compiles (milliseconds), and each pending call of a Batch holds its own pipeline until the flush.
   /// On a CPU adapter (lavapipe) pooled buffers are host memory.
   std::uint64_t cache_budget_bytes = std::uint64_t{64} << 20;
+  /// How long one wait for the GPU's work may take (DeviceTensor::read, a Batch's or a call's wait,
+  /// timestamps) before it fails with wgk::Error kGpu "gpu: timed out after 10 s waiting for read back of
+  /// N bytes (wgk::DeviceOptions::gpu_timeout; ...)". Default 10 s; raise it for work that runs longer.
+  /// Must be > 0 (Device::create: kInvalidArgument): waiting without end would turn a stuck GPU into a hang.
+  /// The CLI's `--gpu-timeout-s`.
+  std::chrono::nanoseconds gpu_timeout = std::chrono::seconds(10);
 };
 
 /// What a device's cache holds now (entries and bytes per kind) and what it has done so far. Bytes of
@@ -96,6 +103,8 @@ class Device {
   /// What the device caches now, and its counters (docs/PERF.md "Memory"). Waits for a call being
   /// encoded on another thread (the device mutex); releases what eviction left first.
   CacheStats cache_stats() const;
+  /// DeviceOptions::gpu_timeout as the device was created with.
+  std::chrono::nanoseconds gpu_timeout() const;
 
   ~Device();
   /// The state behind the handle: defined inside the library, opaque here.
@@ -155,9 +164,13 @@ class TensorArg {
   std::variant<const HostTensor*, DeviceTensor> value_;
 };
 
-/// An attribute or tunable value: ONNX INT, FLOAT or STRING attributes; tunables as the manifest
-/// declares them (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed").
-using AttributeValue = std::variant<std::int64_t, double, std::string>;
+/// An attribute or tunable value: ONNX INT, FLOAT, STRING attributes and the lists INTS, FLOATS,
+/// STRINGS (onnx.proto AttributeProto; e.g. std::vector<std::int64_t>{0, 2, 1, 3}); tunables as the
+/// manifest declares them (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). A call checks each value
+/// against the manifest's declared type and allowed values (per element of a list): wgk::Error
+/// kInvalidArgument naming the attribute, the rule and the value.
+using AttributeValue = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                                    std::vector<std::string>>;
 using Inputs = std::map<std::string, TensorArg, std::less<>>;
 using Attributes = std::map<std::string, AttributeValue, std::less<>>;
 using Outputs = std::map<std::string, DeviceTensor, std::less<>>;

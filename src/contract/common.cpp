@@ -105,10 +105,18 @@ void parse_attribute_constraints(const Node& node, Contract& contract) {
     const Node values = value.require("values");
     for (const Node& v : values.elements()) it->allowed_values.push_back(v.value());
     if (it->allowed_values.empty()) values.fail("an empty list of allowed values accepts nothing");
-    if (it->default_value &&
+    if (it->default_value && !is_list_type(it->type) &&
         std::find(it->allowed_values.begin(), it->allowed_values.end(), *it->default_value) ==
             it->allowed_values.end()) {
       values.fail("the default of '" + name + "' (" + it->default_value->repr() + ") is not an allowed value");
+    }
+    // A list default: each element is an allowed value, as a given list's must be.
+    if (it->default_value && is_list_type(it->type)) {
+      try {
+        attribute_value(*it, *it->default_value);
+      } catch (const Error& e) {
+        values.fail("the default of '" + name + "' (" + it->default_value->repr() + ") is not allowed: " + e.what());
+      }
     }
   }
 }

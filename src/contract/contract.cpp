@@ -3,9 +3,11 @@
 #include "contract/contract.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "contract/draft.h"
 #include "contract/json_node.h"
@@ -18,8 +20,112 @@ const char* attribute_type_name(AttributeType type) {
     case AttributeType::kInt: return "INT";
     case AttributeType::kFloat: return "FLOAT";
     case AttributeType::kString: return "STRING";
+    case AttributeType::kInts: return "INTS";
+    case AttributeType::kFloats: return "FLOATS";
+    case AttributeType::kStrings: return "STRINGS";
   }
   return "?";
+}
+
+std::optional<AttributeType> parse_attribute_type(std::string_view name) {
+  for (AttributeType t : {AttributeType::kInt, AttributeType::kFloat, AttributeType::kString, AttributeType::kInts,
+                          AttributeType::kFloats, AttributeType::kStrings}) {
+    if (name == attribute_type_name(t)) return t;
+  }
+  return std::nullopt;
+}
+
+bool is_list_type(AttributeType type) {
+  return type == AttributeType::kInts || type == AttributeType::kFloats || type == AttributeType::kStrings;
+}
+
+AttributeType attribute_type_of(const expr::Value& v) {
+  if (v.is_float()) return AttributeType::kFloat;
+  if (v.is_string()) return AttributeType::kString;
+  if (!v.is_list()) return AttributeType::kInt;
+  const expr::List& l = v.as_list();
+  if (!l.empty() && l.front().is_string()) return AttributeType::kStrings;
+  for (const expr::Value& e : l) {
+    if (e.is_float()) return AttributeType::kFloats;
+  }
+  return AttributeType::kInts;
+}
+
+namespace {
+
+// One value of a scalar type (the element type of a list one): the value as the attribute holds it, or
+// nullopt with `want` saying what it should have been.
+std::optional<expr::Value> scalar_value(AttributeType element, const expr::Value& v, const char** want) {
+  switch (element) {
+    case AttributeType::kFloat:
+      *want = "a number";
+      if (v.is_number() && !v.is_bool()) return expr::Value(v.as_number());
+      return std::nullopt;
+    case AttributeType::kString:
+      *want = "a string";
+      if (v.is_string()) return v;
+      return std::nullopt;
+    default:
+      *want = "an integer";
+      if (v.is_int()) return v;
+      if (v.is_float()) {
+        const double d = v.as_float();
+        if (std::isfinite(d) && d == std::floor(d) && d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)
+          return expr::Value(static_cast<std::int64_t>(d));
+      }
+      return std::nullopt;
+  }
+}
+
+std::string join_values(const std::vector<expr::Value>& values) {
+  std::string s;
+  for (const auto& v : values) s += (s.empty() ? "" : ", ") + v.repr();
+  return s;
+}
+
+}  // namespace
+
+expr::Value attribute_value(const Attribute& a, const expr::Value& value) {
+  const std::string type = attribute_type_name(a.type);
+  const std::string label = "attribute '" + a.name + "'";
+  auto allowed = [&a](const expr::Value& v) {
+    return a.allowed_values.empty() || std::find(a.allowed_values.begin(), a.allowed_values.end(), v) != a.allowed_values.end();
+  };
+  const char* want = "";
+  if (!is_list_type(a.type)) {
+    std::optional<expr::Value> v = scalar_value(a.type, value, &want);
+    if (!v)
+      throw Error(ErrorKind::kInvalidArgument, label + ": value " + value.repr() + " (" + value.type_name() + ") is not " +
+                                                   want + " (ONNX " + type + " attribute)");
+    if (!allowed(*v))
+      throw Error(ErrorKind::kInvalidArgument, label + " = " + v->repr() +
+                                                   " is not allowed (attributeConstraints: allowed values " +
+                                                   join_values(a.allowed_values) + ")");
+    return *v;
+  }
+  const AttributeType element = a.type == AttributeType::kInts     ? AttributeType::kInt
+                                : a.type == AttributeType::kFloats ? AttributeType::kFloat
+                                                                   : AttributeType::kString;
+  if (!value.is_list()) {
+    const char* elements = element == AttributeType::kInt ? "integers" : element == AttributeType::kFloat ? "numbers" : "strings";
+    throw Error(ErrorKind::kInvalidArgument, label + ": value " + value.repr() + " (" + value.type_name() +
+                                                 ") is not a list (ONNX " + type + " attribute: a list of " + elements + ")");
+  }
+  expr::List out;
+  out.reserve(value.as_list().size());
+  for (std::size_t i = 0; i < value.as_list().size(); ++i) {
+    const expr::Value& e = value.as_list()[i];
+    const std::string at = label + " = " + value.repr() + ": element [" + std::to_string(i) + "] ";
+    std::optional<expr::Value> v = scalar_value(element, e, &want);
+    if (!v)
+      throw Error(ErrorKind::kInvalidArgument, at + e.repr() + " (" + e.type_name() + ") is not " + want + " (ONNX " +
+                                                   type + " attribute: each element " + want + ")");
+    if (!allowed(*v))
+      throw Error(ErrorKind::kInvalidArgument, at + v->repr() + " is not allowed (attributeConstraints: allowed values " +
+                                                   join_values(a.allowed_values) + ", for each element)");
+    out.push_back(std::move(*v));
+  }
+  return expr::Value(std::move(out));
 }
 
 const Input* Contract::find_input(std::string_view name) const {

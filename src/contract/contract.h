@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "expr/expression.h"
@@ -52,17 +53,34 @@ struct Output {
 };
 
 /// ONNX AttributeProto types a contract can declare (onnx.proto AttributeType): manifest `attributes.<name>.type`
-/// "INT", "FLOAT" or "STRING"; when absent, the default's kind (a float: FLOAT, a string: STRING), else INT.
-enum class AttributeType { kInt, kFloat, kString };
+/// "INT", "FLOAT", "STRING", or the lists "INTS", "FLOATS", "STRINGS"; when absent, the default's kind
+/// (attribute_type_of).
+enum class AttributeType { kInt, kFloat, kString, kInts, kFloats, kStrings };
 
-/// "INT", "FLOAT", "STRING".
+/// "INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS".
 const char* attribute_type_name(AttributeType type);
+/// The type named by its ONNX spelling ("INTS"); nullopt for any other text.
+std::optional<AttributeType> parse_attribute_type(std::string_view name);
+/// INTS, FLOATS, STRINGS.
+bool is_list_type(AttributeType type);
+/// The type a manifest default implies when no `type` is declared: a float FLOAT, a string STRING, a list
+/// STRINGS when its first element is a string, FLOATS when any element is a float, else INTS (an empty
+/// list too); anything else INT.
+AttributeType attribute_type_of(const expr::Value& default_value);
+
+struct Attribute;
+/// `value` as attribute `a` takes it: INT an integer (an integral float such as 1.0 becomes 1; bools are
+/// refused), FLOAT any number (as a float), STRING a string; INTS, FLOATS, STRINGS a list whose every
+/// element is such a value. Then the allowed values (attributeConstraints), of each element for a list.
+/// Throws wgk::Error kInvalidArgument naming the attribute, the rule and the value (and the element's
+/// index for a list).
+expr::Value attribute_value(const Attribute& a, const expr::Value& value);
 
 struct Attribute {
   std::string name;
   AttributeType type = AttributeType::kInt;
   std::optional<expr::Value> default_value;  ///< absent: the attribute is undefined unless given
-  std::vector<expr::Value> allowed_values;   ///< from attributeConstraints.<name>.values; empty: any
+  std::vector<expr::Value> allowed_values;   ///< from attributeConstraints.<name>.values (per element of a list); empty: any
   std::string description;
 };
 

@@ -136,18 +136,23 @@ Draft parse_current(const Node& root) {
       Attribute a;
       a.name = name;
       if (auto d = n.find("default")) a.default_value = d->value();
-      if (a.default_value && a.default_value->is_float()) a.type = AttributeType::kFloat;
-      if (a.default_value && a.default_value->is_string()) a.type = AttributeType::kString;
-      if (auto t = n.find("type")) {
+      if (a.default_value) a.type = attribute_type_of(*a.default_value);
+      const auto t = n.find("type");
+      if (t) {
         const std::string type = t->string();
-        if (type == "INT") a.type = AttributeType::kInt;
-        else if (type == "FLOAT") a.type = AttributeType::kFloat;
-        else if (type == "STRING") a.type = AttributeType::kString;
-        else t->fail("attribute type '" + type + "' is not INT, FLOAT or STRING (ONNX AttributeProto)");
-        const bool fits = !a.default_value || (a.type == AttributeType::kString ? a.default_value->is_string()
-                                                                                  : a.default_value->is_number() && !a.default_value->is_bool() &&
-                                                                                        (a.type == AttributeType::kFloat || a.default_value->is_int()));
-        if (!fits) t->fail("the default " + a.default_value->repr() + " is not of type " + type);
+        const std::optional<AttributeType> declared = parse_attribute_type(type);
+        if (!declared)
+          t->fail("attribute type '" + type + "' is not INT, FLOAT, STRING, INTS, FLOATS or STRINGS (ONNX AttributeProto)");
+        a.type = *declared;
+      }
+      // A declared type, or a list, is checked against the default (a list's every element).
+      if (a.default_value && (t || a.default_value->is_list())) {
+        try {
+          attribute_value(a, *a.default_value);
+        } catch (const Error& e) {
+          n.require("default").fail("the default " + a.default_value->repr() + " is not of type " +
+                                    attribute_type_name(a.type) + " (" + e.what() + ")");
+        }
       }
       if (auto d = n.find("description")) a.description = d->string();
       c.attributes.push_back(std::move(a));

@@ -205,8 +205,7 @@ Draft parse_legacy(const Node& root) {
       if (!is_identifier(name)) n.fail("attribute name '" + name + "' is not a name an expression can spell");
       {
         Attribute a{name, AttributeType::kInt, n.value(), {}, ""};
-        if (a.default_value->is_float()) a.type = AttributeType::kFloat;
-        if (a.default_value->is_string()) a.type = AttributeType::kString;
+        a.type = attribute_type_of(*a.default_value);
         c.attributes.push_back(std::move(a));
       }
     }

@@ -407,7 +407,7 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
     if (t) dtypes.insert_or_assign(tc.name, Value(std::string(wgsl_scalar(*t))));
   }
 
-  // Attributes: declared names only, integers only, allowed values, then defaults.
+  // Attributes: declared names only, of the declared type, allowed values, then defaults.
   for (const auto& [name, value] : call.attrs) {
     const Attribute* a = c.find_attribute(name);
     if (!a) {
@@ -415,27 +415,12 @@ std::unique_ptr<Planner::CallState> Planner::begin_call(const CallSignature& cal
       for (const auto& d : c.attributes) declared += (declared.empty() ? "" : ", ") + d.name;
       fail(op + ": unknown attribute '" + name + "'; declared attributes: " + (declared.empty() ? "none" : declared));
     }
-    // As the contract declares the attribute (ONNX AttributeProto type): INT takes integers (an integral
-    // float such as 1.0 is taken as 1), FLOAT any number, STRING a string.
+    // As the contract declares the attribute (ONNX AttributeProto type), then its allowed values.
     Value v;
-    if (a->type == AttributeType::kFloat && value.is_number() && !value.is_bool()) {
-      v = Value(value.as_number());
-    } else if (a->type == AttributeType::kString && value.is_string()) {
-      v = value;
-    } else {
-      std::optional<std::int64_t> iv =
-          a->type != AttributeType::kInt || value.is_bool() ? std::nullopt : integral(value);
-      if (!iv)
-        fail(op + ": attribute '" + name + "': value " + value.repr() + " (" + value.type_name() + ") is not " +
-             (a->type == AttributeType::kFloat    ? "a number (ONNX FLOAT attribute)"
-              : a->type == AttributeType::kString ? "a string (ONNX STRING attribute)"
-                                                  : "an integer (ONNX INT attribute)"));
-      v = Value(*iv);
-    }
-    if (!a->allowed_values.empty() &&
-        std::find(a->allowed_values.begin(), a->allowed_values.end(), v) == a->allowed_values.end()) {
-      fail(op + ": attribute '" + name + "' = " + v.repr() + " is not allowed (attributeConstraints: allowed values " +
-           join_values(a->allowed_values) + ")");
+    try {
+      v = attribute_value(*a, value);
+    } catch (const Error& e) {
+      fail(op + ": " + e.what());
     }
     state->attr_values.insert_or_assign(name, std::move(v));
   }

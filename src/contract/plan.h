@@ -61,7 +61,8 @@ struct CallSignature {
   /// An `M`-typed input (storage uint32, checked narrowing) may be given as int64 (the runtime narrows
   /// the data) or as uint32 (already narrowed by the caller); both bind `M` and `dtypes.M` is "u32".
   std::map<std::string, TensorSignature, std::less<>> inputs;
-  /// Caller's attribute values (integers; an integral float such as 1.0 is taken as 1). Absent ones
+  /// Caller's attribute values, checked against each attribute's declared ONNX type (contract::attribute_value:
+  /// INT, FLOAT, STRING, INTS, FLOATS, STRINGS; an integral float such as 1.0 is taken as 1 for INT). Absent ones
   /// take the manifest default, or stay undefined.
   std::map<std::string, expr::Value, std::less<>> attrs;
   /// Overrides of the manifest's `tunables` (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). Each name

@@ -65,9 +65,14 @@ WGPUWaitStatus wait_any(WGPUInstance instance, WGPUFuture future, uint64_t timeo
 }
 
 Error wait_error(WGPUWaitStatus status, uint64_t timeout_ns, std::string_view what) {
-  if (status == WGPUWaitStatus_TimedOut)
-    return Error(ErrorKind::kGpu, "gpu: timed out after " + std::to_string(timeout_ns / 1'000'000) +
-                                      " ms waiting for " + std::string(what));
+  if (status == WGPUWaitStatus_TimedOut) {
+    // In the largest unit that divides it: 10 s, 250 ms, 1 ns.
+    std::string after = std::to_string(timeout_ns) + " ns";
+    if (timeout_ns != 0 && timeout_ns % 1'000'000'000 == 0) after = std::to_string(timeout_ns / 1'000'000'000) + " s";
+    else if (timeout_ns != 0 && timeout_ns % 1'000'000 == 0) after = std::to_string(timeout_ns / 1'000'000) + " ms";
+    else if (timeout_ns != 0 && timeout_ns % 1'000 == 0) after = std::to_string(timeout_ns / 1'000) + " us";
+    return Error(ErrorKind::kGpu, "gpu: timed out after " + after + " waiting for " + std::string(what));
+  }
   return Error(ErrorKind::kGpu, "gpu: wgpuInstanceWaitAny failed while waiting for " + std::string(what));
 }
 

@@ -107,8 +107,8 @@ std::string to_std(WGPUStringView view);
 
 /// Waits for one future with wgpuInstanceWaitAny (the instance has TimedWaitAny), at most `timeout_ns`.
 WGPUWaitStatus wait_any(WGPUInstance instance, WGPUFuture future, uint64_t timeout_ns);
-/// The wgk::Error kGpu for a wait that ended with `status` (not Success): "gpu: timed out after N ms
-/// waiting for <what>", or "gpu: wgpuInstanceWaitAny failed while waiting for <what>".
+/// The wgk::Error kGpu for a wait that ended with `status` (not Success): "gpu: timed out after 10 s
+/// waiting for <what>" (the timeout in the largest of s, ms, us, ns that divides it), or "gpu: wgpuInstanceWaitAny failed while waiting for <what>".
 Error wait_error(WGPUWaitStatus status, uint64_t timeout_ns, std::string_view what);
 
 /// The outcome of request_device.

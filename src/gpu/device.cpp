@@ -61,6 +61,10 @@ void Device::State::pop_and_throw(int count, std::string_view where) {
 
 Device::Device(const DeviceOptions& options) : state_(std::make_unique<State>()) {
   State& s = *state_;
+  if (options.timeout.count() <= 0)
+    fail(ErrorKind::kInvalidArgument, "timeout must be > 0, got " + std::to_string(options.timeout.count()) +
+                                          " ns (" + std::string(kTimeoutSetting) + "): a wait without end could hang");
+  s.timeout = options.timeout;
   s.instance = abi::create_instance(true);
   if (!s.instance) fail(ErrorKind::kGpu, "wgpuCreateInstance failed");
   ChosenAdapter chosen = choose_adapter(s.instance.get(), options);

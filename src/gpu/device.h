@@ -38,7 +38,19 @@ Backend parse_backend(std::string_view text);
 /// ::description ("llvmpipe", "H200"). With `use_environment`, fields left empty take the environment:
 /// WGK_BACKEND (a Backend word) when backend is kDefault, WGK_ADAPTER (same syntax as `adapter`) when
 /// adapter is "". Both are read by the Device constructor only (adapter.cpp), one parser for both sources.
+/// How long a wait may take before it is a kGpu error (waits never hang).
+using Timeout = std::chrono::nanoseconds;
+/// DeviceOptions::timeout's default (wgk::DeviceOptions::gpu_timeout's), and the fixed bound of the set-up
+/// waits (adapter and device requests, error scopes, WGSL compilation info), which wait for Dawn, not for
+/// submitted GPU work.
+inline constexpr Timeout kDefaultTimeout = std::chrono::seconds(10);
+/// Where a wait for GPU work gets its timeout from, as its timeout error names it.
+inline constexpr std::string_view kTimeoutSetting = "wgk::DeviceOptions::gpu_timeout; wgk --gpu-timeout-s";
+
 struct DeviceOptions {
+  /// The bound of every wait for submitted GPU work: read, wait, read_timestamps (unless a call passes its
+  /// own). Must be > 0: the constructor throws kInvalidArgument otherwise (a wait without end is a hang).
+  Timeout timeout = kDefaultTimeout;
   Backend backend = Backend::kDefault;
   PowerPreference power_preference = PowerPreference::kDefault;
   std::string adapter;
@@ -104,9 +116,6 @@ enum class Layout {
                   ///< next); timestamps at its begin and end (0, 1)
 };
 
-using Timeout = std::chrono::nanoseconds;
-inline constexpr Timeout kDefaultTimeout = std::chrono::seconds(10);
-
 class Device {
  public:
   /// Picks an adapter (DeviceOptions, environment) and creates a device that enables shader-f16,
@@ -143,9 +152,10 @@ class Device {
   /// No wait. kInvalidArgument for out-of-range or misaligned writes.
   void write(const Buffer& buffer, uint64_t offset, std::span<const std::byte> bytes);
   /// Reads `out.size()` bytes at `offset` (multiple of 4) back to the host: copies to a staging buffer,
-  /// submits, waits (at most `timeout`) and maps. kGpu on timeout or map failure.
-  void read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out, Timeout timeout = kDefaultTimeout);
-  std::vector<std::byte> read(const Buffer& buffer, Timeout timeout = kDefaultTimeout);
+  /// submits, waits (at most `timeout`; nullopt: the device's, DeviceOptions::timeout) and maps. kGpu on
+  /// timeout ("gpu: timed out after 1 ns waiting for read back of 16 bytes (<kTimeoutSetting>)") or map failure.
+  void read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out, std::optional<Timeout> timeout = std::nullopt);
+  std::vector<std::byte> read(const Buffer& buffer, std::optional<Timeout> timeout = std::nullopt);
 
   /// Compiles WGSL (entry point "main", layout "auto"). kGpu listing each compilation message as
   /// "label:line:column: error: text" plus the source line; also kGpu if pipeline creation fails.
@@ -170,11 +180,14 @@ class Device {
   /// Queues a buffer-to-buffer copy (offsets and size multiples of 4). No wait.
   void copy(const Buffer& source, uint64_t source_offset, const Buffer& destination, uint64_t destination_offset,
             uint64_t size);
-  /// Waits until all submitted work is done, at most `timeout`. kGpu on timeout or device loss.
-  void wait(Timeout timeout = kDefaultTimeout);
+  /// Waits until all submitted work is done, at most `timeout` (nullopt: the device's). kGpu on timeout or
+  /// device loss.
+  void wait(std::optional<Timeout> timeout = std::nullopt);
   /// Reads the timestamps of the last submit with `query`: 2 per pass (begin, end), in nanoseconds on the
-  /// GPU's clock. Waits (at most `timeout`).
-  std::vector<uint64_t> read_timestamps(TimestampQuery& query, Timeout timeout = kDefaultTimeout);
+  /// GPU's clock. Waits (at most `timeout`; nullopt: the device's).
+  std::vector<uint64_t> read_timestamps(TimestampQuery& query, std::optional<Timeout> timeout = std::nullopt);
+  /// DeviceOptions::timeout as given to the constructor.
+  Timeout timeout() const;
 
   struct State;  // private, defined in device_state.h
 

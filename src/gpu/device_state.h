@@ -60,6 +60,7 @@ struct Device::State {
   bool lost = false;
   std::string lost_message;
   std::string toggles_error;  // why Dawn refused the toggles descriptor; empty when accepted
+  Timeout timeout = kDefaultTimeout;  // DeviceOptions::timeout: waits for submitted GPU work
 
   /// Destroys the device (pending callbacks end) and lets the instance run what that left, before the
   /// members release their references.

@@ -27,7 +27,7 @@ void map_and_copy(WGPUInstance instance, WGPUBuffer staging, uint64_t mapped_siz
     std::string message;
   };
   const MapResult result = await_callback<MapResult, WGPUBufferMapCallbackInfo>(
-      instance, to_ns(timeout), what,
+      instance, to_ns(timeout), std::string(what) + " (" + std::string(kTimeoutSetting) + ")",
       [&](const WGPUBufferMapCallbackInfo& info) {
         return wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, mapped_size, info);
       },
@@ -78,7 +78,7 @@ void Device::copy(const Buffer& source, uint64_t source_offset, const Buffer& de
   s.pop_and_throw(1, "copy of " + std::to_string(size) + " bytes");
 }
 
-void Device::read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out, Timeout timeout) {
+void Device::read(const Buffer& buffer, uint64_t offset, std::span<std::byte> out, std::optional<Timeout> timeout) {
   State& s = *state_;
   if (!buffer) fail(ErrorKind::kInvalidArgument, "read: empty buffer");
   if (offset % 4 != 0 || offset > buffer.size() || out.size() > buffer.size() - offset)
@@ -96,11 +96,11 @@ void Device::read(const Buffer& buffer, uint64_t offset, std::span<std::byte> ou
     finish_and_submit(s.queue.get(), encoder);
   }
   s.pop_and_throw(1, "read back");
-  map_and_copy(s.instance.get(), staging.get(), size, out, timeout,
+  map_and_copy(s.instance.get(), staging.get(), size, out, timeout.value_or(s.timeout),
                "read back of " + std::to_string(out.size()) + " bytes");
 }
 
-std::vector<std::byte> Device::read(const Buffer& buffer, Timeout timeout) {
+std::vector<std::byte> Device::read(const Buffer& buffer, std::optional<Timeout> timeout) {
   std::vector<std::byte> out(buffer.size());
   read(buffer, 0, out, timeout);
   return out;
@@ -180,14 +180,14 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
                                          : "submit of " + std::to_string(passes.size()) + " passes");
 }
 
-void Device::wait(Timeout timeout) {
+void Device::wait(std::optional<Timeout> timeout) {
   State& s = *state_;
   struct Result {
     WGPUQueueWorkDoneStatus status = WGPUQueueWorkDoneStatus_Error;
     std::string message;
   };
   const Result result = await_callback<Result, WGPUQueueWorkDoneCallbackInfo>(
-      s.instance.get(), to_ns(timeout), "submitted GPU work",
+      s.instance.get(), to_ns(timeout.value_or(s.timeout)), "submitted GPU work (" + std::string(kTimeoutSetting) + ")",
       [&](const WGPUQueueWorkDoneCallbackInfo& info) { return wgpuQueueOnSubmittedWorkDone(s.queue.get(), info); },
       [](Result& r, WGPUQueueWorkDoneStatus status, WGPUStringView message) {
         r.status = status;
@@ -199,13 +199,15 @@ void Device::wait(Timeout timeout) {
     fail(ErrorKind::kGpu, "submitted work did not complete: " + result.message);
 }
 
-std::vector<uint64_t> Device::read_timestamps(TimestampQuery& query, Timeout timeout) {
+std::vector<uint64_t> Device::read_timestamps(TimestampQuery& query, std::optional<Timeout> timeout) {
   State& s = *state_;
   if (!query || query.written_ == 0) fail(ErrorKind::kInvalidArgument, "read_timestamps: nothing was timestamped");
   std::vector<uint64_t> out(2ull * query.written_);
   map_and_copy(s.instance.get(), query.readback_.handle_.get(), 8ull * out.size(),
-               std::as_writable_bytes(std::span(out)), timeout, "timestamps");
+               std::as_writable_bytes(std::span(out)), timeout.value_or(s.timeout), "timestamps");
   return out;
 }
+
+Timeout Device::timeout() const { return state_->timeout; }
 
 }  // namespace wgk::gpu

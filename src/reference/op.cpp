@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "runtime/boundary.h"
 #include "wgk/error.h"
 
 namespace wgk::reference {
@@ -18,15 +19,9 @@ std::map<std::string, OpPlugin, std::less<>>& registry() {
 std::string key(std::string_view domain, std::string_view op) { return std::string(domain) + "::" + std::string(op); }
 
 [[noreturn]] void wrong_kind(std::string_view name, const AttributeValue& v, const char* want) {
-  std::string got = std::visit(
-      [](const auto& x) -> std::string {
-        using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, std::string>) return "'" + x + "' (str)";
-        else return std::to_string(x) + (std::is_same_v<X, double> ? " (float)" : " (int)");
-      },
-      v);
-  throw Error(ErrorKind::kInvalidArgument,
-              "reference: attribute '" + std::string(name) + "': value " + got + " is not " + want);
+  const expr::Value value = runtime::attribute_value(v);
+  throw Error(ErrorKind::kInvalidArgument, "reference: attribute '" + std::string(name) + "': value " + value.repr() +
+                                               " (" + value.type_name() + ") is not " + want);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "wgk/error.h"
 
@@ -49,6 +51,22 @@ void check_range_element(std::string_view input, const Shape& shape, std::int64_
 }
 
 }  // namespace
+
+expr::Value attribute_value(const AttributeValue& value) {
+  return std::visit(
+      [](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double> || std::is_same_v<X, std::string>) {
+          return expr::Value(x);
+        } else {
+          expr::List list;
+          list.reserve(x.size());
+          for (const auto& e : x) list.emplace_back(e);
+          return expr::Value(std::move(list));
+        }
+      },
+      value);
+}
 
 void check_data_size(std::string_view input, const HostTensor& host) {
   const std::uint64_t want = with_context([&] { return tensor_bytes(host.dtype, host.shape); },

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "contract/plan.h"
+#include "expr/value.h"
+#include "wgk/kernel.h"
 #include "wgk/tensor.h"
 
 namespace wgk::runtime {
@@ -18,6 +20,11 @@ struct IntRange {
   std::int64_t min = 0, max = 0;
   DType dtype = DType::kUInt32;
 };
+
+/// An attribute or tunable value as the contract's expressions and templates see it: int64, float or
+/// string, and the lists (INTS, FLOATS, STRINGS) as expression lists of those. The planner checks it
+/// against the declared type (contract::attribute_value).
+expr::Value attribute_value(const AttributeValue& value);
 
 /// Throws wgk::Error (kInvalidArgument) when `host.data` is not numel(shape) * dtype_size bytes,
 /// naming the input, the shape and both byte counts.

@@ -19,6 +19,7 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   if (!options.backend.empty()) o.backend = gpu::parse_backend(options.backend);
   o.power_preference = options.high_performance ? gpu::PowerPreference::kHighPerformance : gpu::PowerPreference::kDefault;
   o.adapter = options.adapter;  // parsed by gpu::Device, as WGK_ADAPTER is
+  o.timeout = options.gpu_timeout;  // checked (> 0) by gpu::Device
   return o;
 }
 
@@ -33,10 +34,6 @@ contract::DeviceCaps caps_of(const gpu::Device& device) {
 }
 
 std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
-
-expr::Value to_value(const AttributeValue& v) {
-  return std::visit([](const auto& x) { return expr::Value(x); }, v);
-}
 
 // A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
 std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
@@ -124,6 +121,7 @@ std::string Device::description() const {
 }
 bool Device::has_shader_f16() const { return state_->caps.shader_f16; }
 bool Device::has_timestamp_query() const { return state_->caps.timestamp_query; }
+std::chrono::nanoseconds Device::gpu_timeout() const { return state_->gpu.timeout(); }
 CacheStats Device::cache_stats() const {
   std::lock_guard lock(state_->mutex);
   state_->cache.release_evicted();  // what eviction left goes now, so buffers_alive counts only live ones
@@ -265,8 +263,8 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                                                                  "buffer; use an earlier call's output or DeviceTensor::upload)");
     signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
   }
-  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, to_value(value));
-  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, to_value(value));
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::attribute_value(value));
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::attribute_value(value));
   signature.outputs = outputs;
   DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;

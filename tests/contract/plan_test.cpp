@@ -538,9 +538,64 @@ TEST(PlanTiny, StringAndFloatAttributesByDeclaredType) {
 
 TEST(PlanTiny, AttributeTypeMustBeKnownAndFitTheDefault) {
   EXPECT_THAT(error_of([&] { tiny_with(R"("mode": { "type": "BOOL" })", ""); }, ErrorKind::kContract),
-              HasSubstr("attribute type 'BOOL' is not INT, FLOAT or STRING"));
+              HasSubstr("attribute type 'BOOL' is not INT, FLOAT, STRING, INTS, FLOATS or STRINGS"));
   EXPECT_THAT(error_of([&] { tiny_with(R"("mode": { "type": "STRING", "default": 0 })", ""); }, ErrorKind::kContract),
-              HasSubstr("the default 0 is not of type STRING"));
+              AllOf(HasSubstr("the default 0 is not of type STRING"), HasSubstr("is not a string (ONNX STRING attribute)")));
+  // A list default: of the declared list type, each element; and each element an allowed value.
+  EXPECT_THAT(error_of([&] { tiny_with(R"("perm": { "type": "INTS", "default": 0 })", ""); }, ErrorKind::kContract),
+              AllOf(HasSubstr("the default 0 is not of type INTS"), HasSubstr("is not a list (ONNX INTS attribute")));
+  EXPECT_THAT(error_of([&] { tiny_with(R"("perm": { "type": "INTS", "default": [0, "a"] })", ""); }, ErrorKind::kContract),
+              AllOf(HasSubstr("the default [0, 'a'] is not of type INTS"), HasSubstr("element [1] 'a' (str) is not an integer")));
+  EXPECT_THAT(error_of([&] { tiny_with(R"("perm": { "default": [0, 5] })",
+                                       R"("attributeConstraints": { "perm": { "values": [0, 1, 2, 3] } },)"); },
+                       ErrorKind::kContract),
+              AllOf(HasSubstr("the default of 'perm' ([0, 5]) is not allowed"), HasSubstr("element [1] 5 is not allowed")));
+}
+
+// INTS, FLOATS and STRINGS (ONNX AttributeProto lists, issue 15): declared or implied by the default, each
+// element checked against the element type and the allowed values, normalized as a scalar attribute is
+// (an integral 1.0 in INTS is 1, an integer in FLOATS a float): Selection::signature shows the values used.
+TEST(PlanTiny, ListAttributesByDeclaredType) {
+  const auto c = tiny_with(R"("perm": { "type": "INTS" }, "gains": { "type": "FLOATS", "default": [1.0, 0.5] },
+                              "names": { "type": "STRINGS" }, "axes": { "default": [1, 2] }, "empty": { "type": "INTS", "default": [] })",
+                           R"("attributeConstraints": { "perm": { "values": [0, 1, 2, 3] }, "names": { "values": ["a", "b"] } },)");
+  EXPECT_EQ(c->find_attribute("perm")->type, AttributeType::kInts);
+  EXPECT_EQ(c->find_attribute("gains")->type, AttributeType::kFloats);
+  EXPECT_EQ(c->find_attribute("names")->type, AttributeType::kStrings);
+  EXPECT_EQ(c->find_attribute("axes")->type, AttributeType::kInts);  // no type: a list of integers
+  Planner p(c, DeviceCaps::webgpu_defaults(), fake_templates());
+  CallSignature call = tiny_call({6, 8});
+  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{3}, 1.0, std::int64_t{0}});
+  call.attrs["gains"] = expr::Value(expr::List{std::int64_t{2}, 0.25});
+  call.attrs["names"] = expr::Value(expr::List{"b", "a", "b"});
+  const Selection s = p.select(call);
+  ASSERT_TRUE(s.variant) << s.failure;
+  EXPECT_THAT(s.signature, AllOf(HasSubstr("perm=[3, 1, 0]"), HasSubstr("gains=[2.0, 0.25]"),
+                                 HasSubstr("names=['b', 'a', 'b']"), HasSubstr("axes=[1, 2]"), HasSubstr("empty=[]")));
+  // Each failure its own message: the attribute, the rule and the values.
+  call.attrs["perm"] = expr::Value(std::int64_t{1});
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("test.Tiny: attribute 'perm': value 1 (int) is not a list (ONNX INTS attribute: a list of integers)"));
+  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, 1.5});
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("attribute 'perm' = [0, 1.5]: element [1] 1.5 (float) is not an integer (ONNX INTS attribute"));
+  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, true});
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("element [1] True (bool) is not an integer"));
+  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, std::int64_t{4}});
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("attribute 'perm' = [0, 4]: element [1] 4 is not allowed (attributeConstraints: allowed values 0, "
+                        "1, 2, 3, for each element)"));
+  call.attrs["perm"] = expr::Value(expr::List{});
+  call.attrs["gains"] = expr::Value(expr::List{"x"});
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("element [0] 'x' (str) is not a number (ONNX FLOATS attribute"));
+  call.attrs["gains"] = expr::Value(expr::List{});
+  call.attrs["names"] = expr::Value(expr::List{"a", "c"});
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("element [1] 'c' is not allowed (attributeConstraints: allowed values 'a', 'b'"));
+  call.attrs["names"] = expr::Value("a");
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("value 'a' (str) is not a list (ONNX STRINGS attribute: a list of strings)"));
+  call.attrs.erase("names");
+  call.attrs["scale"] = expr::Value(expr::List{std::int64_t{2}});  // a list for a scalar INT
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("value [2] (list) is not an integer (ONNX INT attribute)"));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //
 // MANIFEST.json (written by tools/wgk/diff.cpp from the op's plug-in, src/reference/op.h):
 //   {"cases": [{"name": "...", "op_type": "RotaryEmbedding", "domain": "" | "com.microsoft", "opset": 23,
-//               "attributes": {"interleaved": {"type": "INT", "value": 0}, ...}   (INT, FLOAT, STRING; absent = default)
+//               "attributes": {"interleaved": {"type": "INT", "value": 0}, ...}   (INT, FLOAT, STRING, INTS, FLOATS, STRINGS: value a list; absent = default)
 //               "inputs": [{"name": "X", "path": "x.npy"}, {"name": ""}, ...]     (node order; "" = omitted)
 //               "outputs": [{"name": "Y", "path": "y.npy", "dtype": "float32"}, ...]}]}
 // Input element types come from the .npy files. Writes each output as .npy (ORT's dtype) and
@@ -58,12 +58,20 @@ function valueInfo(name, elem, rank, prefix) {
   return [...str(1, name), ...bytes(2, bytes(1, tensor))];
 }
 
-// AttributeProto: name(1), f(2), i(3), s(4), type(20): FLOAT = 1, INT = 2, STRING = 3.
+// AttributeProto: name(1), f(2), i(3), s(4), floats(7), ints(8), strings(9), type(20): FLOAT = 1, INT = 2,
+// STRING = 3, FLOATS = 6, INTS = 7, STRINGS = 8. Lists as repeated fields, one key per element.
 function attribute(name, { type, value }) {
+  const list = (kind) => {
+    if (!Array.isArray(value)) throw new Error(`attribute ${name}: type ${type} needs a list, got ${JSON.stringify(value)}`);
+    return value.flatMap(kind);
+  };
   if (type === 'INT') return [...str(1, name), ...int(3, value), ...int(20, 2)];
   if (type === 'FLOAT') return [...str(1, name), ...f32(2, value), ...int(20, 1)];
   if (type === 'STRING') return [...str(1, name), ...str(4, value), ...int(20, 3)];
-  throw new Error(`attribute ${name}: type ${type} is not INT, FLOAT or STRING`);
+  if (type === 'INTS') return [...str(1, name), ...list((v) => int(8, v)), ...int(20, 7)];
+  if (type === 'FLOATS') return [...str(1, name), ...list((v) => f32(7, v)), ...int(20, 6)];
+  if (type === 'STRINGS') return [...str(1, name), ...list((v) => str(9, v)), ...int(20, 8)];
+  throw new Error(`attribute ${name}: type ${type} is not INT, FLOAT, STRING, INTS, FLOATS or STRINGS`);
 }
 
 function buildModel(c, feeds) {

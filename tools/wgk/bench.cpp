@@ -39,6 +39,7 @@ struct Options {
   int batch = 0;  ///< --batch N: decode cases also timed N calls per submit (0: not)
   std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case, as given
   Attributes overrides;               ///< the same parsed
+  double gpu_timeout_s = 10;          ///< --gpu-timeout-s
 };
 
 // Device-resident inputs: int64 position ids are stored as the u32 the kernels read (checked narrowing,
@@ -181,6 +182,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   auto o = std::make_shared<Options>();
   sub.add_option("package", o->ids, "package ids or folders (default: every bundled package)");
   add_package_options(sub, o->pin);
+  add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   sub.add_option("--json", o->json, "write the results as JSON");
   sub.add_option("--csv", o->csv, "write the results as CSV");
@@ -197,7 +199,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
       ->check(CLI::Range(1, static_cast<int>(Batch::kMaxCalls)));
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {
-    auto device = Device::default_device();
+    auto device = cli_device(o->gpu_timeout_s);
     if (!device->has_timestamp_query()) {
       std::cerr << "wgk bench: adapter " << device->description() << " has no timestamp-query feature\n";
       return 1;
@@ -208,7 +210,12 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     for (const auto& [name, value] : o->overrides)
       run.tunables.push_back(name + "=" + std::visit([](const auto& v) {
                                std::ostringstream text;
-                               text << v;  // "64", "64.5", "1e+20", "token"
+                               if constexpr (requires { text << v; }) {
+                                 text << v;  // "64", "64.5", "1e+20", "token"
+                               } else {
+                                 for (std::size_t i = 0; i < v.size(); ++i) text << (i ? "," : "[") << v[i];
+                                 text << (v.empty() ? "[]" : "]");  // as --tunable reads it: [1,2]
+                               }
                                return text.str();
                              }, value));
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));

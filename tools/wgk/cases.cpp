@@ -10,6 +10,7 @@
 #include "reference/op.h"
 #include "reference/random.h"
 #include "reference/rounding.h"
+#include "runtime/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -51,34 +52,103 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
   if (v.is_number()) return v.get<double>();
   if (v.is_boolean()) return std::int64_t{v.get<bool>()};
   if (v.is_string()) return v.get<std::string>();
-  bad(where, "must be a number or a string, got " + v.dump());
+  if (v.is_array()) {
+    // INTS, FLOATS, STRINGS: all integers, all numbers (some not integers), or all strings.
+    std::vector<std::int64_t> ints;
+    std::vector<double> floats;
+    std::vector<std::string> strings;
+    for (const auto& e : v) {
+      if (e.is_number() && strings.empty()) {
+        floats.push_back(e.get<double>());
+        if (e.is_number_integer()) ints.push_back(e.get<std::int64_t>());
+      } else if (e.is_string() && floats.empty()) {
+        strings.push_back(e.get<std::string>());
+      } else {
+        bad(where, "a list attribute holds only integers, only numbers or only strings (ONNX INTS, FLOATS, STRINGS), got " +
+                       v.dump());
+      }
+    }
+    if (!strings.empty()) return strings;
+    if (ints.size() == floats.size()) return ints;
+    return floats;
+  }
+  bad(where, "must be a number, a string or a list of them, got " + v.dump());
 }
+
+namespace {
+
+// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text.
+AttributeValue scalar_from_text(const std::string& text) {
+  std::size_t used = 0;
+  // Decimal numbers only: std::stod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
+  const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+  if (!decimal) return text;
+  try {
+    const std::int64_t i = std::stoll(text, &used);
+    if (used == text.size()) return i;
+  } catch (const std::exception&) {
+  }
+  try {
+    const double d = std::stod(text, &used);
+    if (used == text.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return text;
+}
+
+}  // namespace
 
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0)
     throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": expected NAME=VALUE");
   const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
-  std::size_t used = 0;
-  // Decimal numbers only: std::stod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
-  const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
-  if (!decimal) return {name, text};
-  try {
-    const std::int64_t i = std::stoll(text, &used);
-    if (used == text.size()) return {name, i};
-  } catch (const std::exception&) {
+  if (text.empty() || text.front() != '[') return {name, scalar_from_text(text)};
+  // A list: [0,2,1,3], [0.5,2], [a,b] or [] (ONNX INTS, FLOATS, STRINGS).
+  const std::string inner = text.substr(1, text.size() >= 2 ? text.size() - 2 : 0);
+  if (text.back() != ']' || text.size() < 2 || inner.find_first_of("[]") != std::string::npos)
+    throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": a list is [v1,v2,...] (one pair of brackets)");
+  std::vector<std::int64_t> ints;
+  std::vector<double> floats;
+  std::vector<std::string> strings;
+  std::size_t count = 0;
+  for (std::size_t start = 0; !inner.empty() && start <= inner.size(); ++count) {
+    const std::size_t comma = std::min(inner.find(',', start), inner.size());
+    if (comma == start)
+      throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": element " + std::to_string(count) + " of the list is empty");
+    const AttributeValue v = scalar_from_text(inner.substr(start, comma - start));
+    start = comma + 1;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) {
+      ints.push_back(*i);
+      floats.push_back(static_cast<double>(*i));
+    } else if (const auto* d = std::get_if<double>(&v)) {
+      floats.push_back(*d);
+    } else {
+      strings.push_back(std::get<std::string>(v));
+    }
   }
-  try {
-    const double d = std::stod(text, &used);
-    if (used == text.size()) return {name, d};
-  } catch (const std::exception&) {
-  }
-  return {name, text};
+  if (!strings.empty() && strings.size() != count)
+    throw Error(ErrorKind::kInvalidArgument, option + " " + spec +
+                                                 ": a list holds only numbers or only text (ONNX INTS, FLOATS, STRINGS)");
+  if (!strings.empty()) return {name, strings};
+  if (ints.size() == count) return {name, ints};
+  return {name, floats};
 }
 
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
   Attributes out;
+  // The option's comma delimiter splits a list ("perm=[0,2,1,3]") into pieces: join them again up to its ']'.
+  std::vector<std::string> joined;
   for (const std::string& spec : specs) {
+    const std::string& last = joined.empty() ? spec : joined.back();
+    const auto open = last.find('[');
+    if (!joined.empty() && open != std::string::npos && last.find(']', open) == std::string::npos) {
+      joined.back() += "," + spec;
+    } else {
+      joined.push_back(spec);
+    }
+  }
+  for (const std::string& spec : joined) {
     auto [name, value] = parse_name_value(spec, option);
     if (!out.emplace(name, std::move(value)).second)
       throw Error(ErrorKind::kInvalidArgument, option + " " + name + " is given twice");
@@ -91,12 +161,20 @@ AttributeValue attribute_from_value(const expr::Value& v) {
   if (v.is_int()) return v.as_int();
   if (v.is_float()) return v.as_float();
   if (v.is_string()) return v.as_string();
-  throw Error(ErrorKind::kContract, "attribute value " + v.repr() + " is not an int, float or string");
+  if (v.is_list()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const expr::Value& e : v.as_list()) {
+      if (e.is_int()) j.push_back(e.as_int());
+      else if (e.is_float()) j.push_back(e.as_float());
+      else if (e.is_string()) j.push_back(e.as_string());
+      else throw Error(ErrorKind::kContract, "attribute value " + v.repr() + " holds " + e.repr() + ": not an int, float or string");
+    }
+    return attribute_from_json(j, "attribute value " + v.repr());
+  }
+  throw Error(ErrorKind::kContract, "attribute value " + v.repr() + " is not an int, float, string or a list of them");
 }
 
-std::string attribute_text(const AttributeValue& v) {
-  return std::visit([](const auto& x) { return expr::Value(x).repr(); }, v);
-}
+std::string attribute_text(const AttributeValue& v) { return runtime::attribute_value(v).repr(); }
 
 Attributes with_defaults(const contract::Contract& contract, Attributes attrs) {
   for (const auto& a : contract.attributes)
@@ -395,7 +473,7 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     caps.shader_f16 = false;
     const contract::Planner planner(introspect::contract(kernel), caps, [](const std::string&) { return std::string(); });
     contract::CallSignature sig;
-    auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+    auto* const value = &runtime::attribute_value;
     for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
     for (const auto& [name, v] : c.attrs) sig.attrs.emplace(name, value(v));
     for (const auto& [name, v] : c.tunables) sig.tunables.emplace(name, value(v));

@@ -94,22 +94,27 @@ Case case_from_folder(const std::filesystem::path& folder);
 /// A case with neither expected outputs nor a reference plug-in fails saying so.
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
-/// An attribute or tunable value from test.json/bench.json: integer, number, boolean (as 0/1) or string.
-/// Throws wgk::Error (kContract) naming `where` for anything else.
+/// An attribute or tunable value from test.json/bench.json/case.json: integer, number, boolean (as 0/1),
+/// string, or a list of integers (INTS), of numbers with a non-integer among them (FLOATS) or of strings
+/// (STRINGS); an empty list is INTS. Throws wgk::Error (kContract) naming `where` for anything else.
 AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where);
 
 /// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
-/// integer, else a decimal number, else the string (so "0x10", "inf" and "nan" stay strings). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
+/// integer, else a decimal number, else the string (so "0x10", "inf" and "nan" stay strings); a list
+/// in brackets, `NAME=[v1,v2,...]`, of such elements: all integers INTS, all numbers FLOATS, all text
+/// STRINGS (mixed numbers and text: kInvalidArgument). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option);
 
-/// Every `spec` of a repeatable `option` parsed by parse_name_value; a name given twice is an error
+/// Every `spec` of a repeatable, comma-separated `option` parsed by parse_name_value, a list's pieces
+/// (split at its commas by the option's delimiter) joined again up to its ']'; a name given twice is an error
 /// (wgk::Error kInvalidArgument "--tunable ROW_ORDER is given twice").
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option);
 
-/// A contract value (an attribute default, an allowed value) as an attribute value: int, float or string.
+/// A contract value (an attribute default, an allowed value) as an attribute value: int, float, string
+/// or a list of them (as attribute_from_json types a list).
 /// Throws wgk::Error (kContract) for another kind.
 AttributeValue attribute_from_value(const expr::Value& v);
-/// An attribute value as text: 1, 0.5, 'tanh'.
+/// An attribute value as text: 1, 0.5, 'tanh', [0, 2, 1, 3].
 std::string attribute_text(const AttributeValue& v);
 
 }  // namespace wgk::cli

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "wgk/error.h"
+#include "cases.h"
+#include "runtime/boundary.h"
 
 namespace wgk::cli {
 
@@ -37,17 +39,6 @@ std::optional<std::int64_t> parse_int(const std::string& s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
-}
-
-expr::Value parse_attr_value(const std::string& s) {
-  if (auto i = parse_int(s)) return expr::Value(*i);
-  try {
-    std::size_t used = 0;
-    const double d = std::stod(s, &used);
-    if (used == s.size()) return expr::Value(d);
-  } catch (const std::exception&) {
-  }
-  return expr::Value(s);
 }
 
 std::string binding_kind(contract::BindingKind kind) {
@@ -104,17 +95,12 @@ contract::CallSignature parse_call(const std::string& inputs, const std::vector<
     }
     if (!call.inputs.emplace(name, std::move(sig)).second) bad("--inputs: input '" + name + "' given twice");
   }
+  std::vector<std::string> given;
   for (const std::string& a : attrs) {
-    if (a.empty()) continue;
-    const auto eq = a.find('=');
-    if (eq == std::string::npos || eq == 0) bad("--attr: '" + a + "' is not name=value");
-    call.attrs[a.substr(0, eq)] = parse_attr_value(a.substr(eq + 1));
+    if (!a.empty()) given.push_back(a);
   }
-  for (const std::string& t : tunables) {
-    const auto eq = t.find('=');
-    if (eq == std::string::npos || eq == 0) bad("--tunable " + t + ": expected NAME=VALUE");
-    call.tunables[t.substr(0, eq)] = parse_attr_value(t.substr(eq + 1));
-  }
+  for (const auto& [name, v] : parse_name_values(given, "--attr")) call.attrs[name] = runtime::attribute_value(v);
+  for (const auto& [name, v] : parse_name_values(tunables, "--tunable")) call.tunables[name] = runtime::attribute_value(v);
   return call;
 }
 

@@ -66,6 +66,9 @@ nlohmann::json typed_attrs_json(const Attributes& attrs) {
     if (const auto* i = std::get_if<std::int64_t>(&v)) j[k] = {{"type", "INT"}, {"value", *i}};
     if (const auto* d = std::get_if<double>(&v)) j[k] = {{"type", "FLOAT"}, {"value", *d}};
     if (const auto* t = std::get_if<std::string>(&v)) j[k] = {{"type", "STRING"}, {"value", *t}};
+    if (const auto* l = std::get_if<std::vector<std::int64_t>>(&v)) j[k] = {{"type", "INTS"}, {"value", *l}};
+    if (const auto* l = std::get_if<std::vector<double>>(&v)) j[k] = {{"type", "FLOATS"}, {"value", *l}};
+    if (const auto* l = std::get_if<std::vector<std::string>>(&v)) j[k] = {{"type", "STRINGS"}, {"value", *l}};
   }
   return j;
 }

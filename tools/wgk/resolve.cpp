@@ -1,6 +1,7 @@
 #include "resolve.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -15,6 +16,24 @@ void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
   sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version");
   sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)");
   if (with_package) sub.add_option("--package", s.package, "load this package folder (checked against any pin given)");
+}
+
+void add_device_options(CLI::App& sub, double& gpu_timeout_s) {
+  sub.add_option("--gpu-timeout-s", gpu_timeout_s,
+                 "seconds one wait for the GPU (a read, a flush, timestamps) may take before it fails (default 10)")
+      ->check(CLI::Range(1e-9, 1e9));
+}
+
+std::shared_ptr<Device> cli_device(double gpu_timeout_s) {
+  const auto timeout = std::chrono::round<std::chrono::nanoseconds>(std::chrono::duration<double>(gpu_timeout_s));
+  if (timeout == DeviceOptions{}.gpu_timeout) return Device::default_device();
+  static std::shared_ptr<Device> device;
+  if (!device) {
+    DeviceOptions options;
+    options.gpu_timeout = timeout;
+    device = Device::create(options);
+  }
+  return device;
 }
 
 Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shared_ptr<Device> device) {

@@ -23,6 +23,13 @@ struct PackageSelector {
 /// Adds --version, --revision, --content and (when `with_package`) --package to `sub`.
 void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package = true);
 
+/// Adds --gpu-timeout-s to `sub`: seconds one wait for the GPU may take (wgk::DeviceOptions::gpu_timeout,
+/// default 10; 1e-9 to 1e9).
+void add_device_options(CLI::App& sub, double& gpu_timeout_s);
+/// The device a subcommand runs on: Device::default_device() at the default timeout, else a device
+/// created with DeviceOptions::gpu_timeout = `gpu_timeout_s` (once per process).
+std::shared_ptr<Device> cli_device(double gpu_timeout_s);
+
 /// Loads `id` as `s` says. --revision with --content is refused; --version with a pin must agree with
 /// the pinned package's version; --package DIR is refused (kIntegrity) unless its metadata.json names
 /// `id`, its version equals a given --version, its content id equals a given --content, and its bytes

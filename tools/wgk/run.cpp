@@ -13,6 +13,7 @@
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/compare.h"
+#include "runtime/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -25,15 +26,17 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::vector<std::string> inputs, attrs, tunables;
     int repeat = 10;
     double tolerance = -1;  // < 0: by dtype (see below)
+    double gpu_timeout_s = 10;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("package", o->package_arg, "package id (webgpu-kernels/ai.onnx.RotaryEmbedding) or folder; or give --package DIR");
   add_package_options(sub, o->package);
+  add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--input,-i", o->inputs,
                  "NAME=file.npy (NAME: the contract's input name or its ONNX name, e.g. x or X), or a file.safetensors "
                  "holding named tensors")
       ->required();
-  sub.add_option("--attr,-a", o->attrs, "attribute NAME=VALUE (repeatable or comma-separated; integer, number or text)")
+  sub.add_option("--attr,-a", o->attrs, "attribute NAME=VALUE (repeatable or comma-separated; integer, number, text, or a list [v1,v2,...])")
       ->delimiter(',');
   sub.add_option("--tunable", o->tunables,
                  "tunable NAME=VALUE (repeatable or comma-separated; e.g. ROW_ORDER=token, F16_STORAGE=packed)")
@@ -80,7 +83,8 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       if (ec || !std::filesystem::is_directory(o->out))
         throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
     }
-    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package);
+    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
+                                    cli_device(o->gpu_timeout_s));
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     const auto& contract = *introspect::contract(kernel);
@@ -108,7 +112,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
     {
       contract::CallSignature sig;
-      auto value = [](const AttributeValue& v) { return std::visit([](const auto& x) { return expr::Value(x); }, v); };
+      auto* const value = &runtime::attribute_value;
       for (const auto& [name, t] : host) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
       for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
       for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));

@@ -59,17 +59,19 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
     std::string cases, filter;
     PackageSelector pin;
     std::vector<std::string> tunables;
+    double gpu_timeout_s = 10;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("package", o->ids, "package ids or folders (default: every bundled package)");
   add_package_options(sub, o->pin);
+  add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively");
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (repeatable or comma-separated)")
       ->delimiter(',');
   return [o]() -> int {
     const Attributes tunables = parse_name_values(o->tunables, "--tunable");
-    auto device = Device::default_device();
+    auto device = cli_device(o->gpu_timeout_s);
     std::cout << "adapter: " << device->description() << (device->has_shader_f16() ? " [shader-f16]" : " [no shader-f16]")
               << "\n";
     Tally tally;

@@ -14,11 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cases.h"
 #include "command.h"
 #include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
 #include "contract/plan.h"
+#include "runtime/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -60,12 +62,13 @@ std::optional<contract::CallSignature> signature_of_case(const nlohmann::json& e
     if (!t) return std::nullopt;
     call.inputs[name] = {*t, shape};
   }
+  // As `wgk test` reads them (cases.h attribute_from_json: lists too); a value it refuses is left out.
   auto value = [](const nlohmann::json& v) -> std::optional<expr::Value> {
-    if (v.is_number_integer()) return expr::Value(v.get<std::int64_t>());
-    if (v.is_number()) return expr::Value(v.get<double>());
-    if (v.is_boolean()) return expr::Value(std::int64_t{v.get<bool>()});
-    if (v.is_string()) return expr::Value(v.get<std::string>());
-    return std::nullopt;
+    try {
+      return runtime::attribute_value(attribute_from_json(v, "attrs"));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
   };
   for (const char* key : {"attrs", "tunables"})
     if (entry.contains(key) && entry[key].is_object())
@@ -132,7 +135,8 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
         for (const auto& a : c.attributes)
           for (const auto& v : a.allowed_values) {
             contract::CallSignature u = t;
-            u.attrs[a.name] = v;
+            // A list attribute's allowed values are its elements': a list of that one element.
+            u.attrs[a.name] = contract::is_list_type(a.type) ? expr::Value(expr::List{v}) : v;
             add(u);
           }
       }
