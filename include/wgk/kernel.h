@@ -150,18 +150,22 @@ class DeviceTensor {
 /// An input: host data (borrowed for the duration of the call, uploaded by it) or a device tensor.
 class TensorArg {
  public:
+  /// Refers to `host`, which must outlive the call (no copy of the data).
   TensorArg(const HostTensor& host) : value_(&host) {}
+  /// Owns a temporary (`Inputs in{{"x", HostTensor::from(...)}}` kept for later calls stays valid).
+  TensorArg(HostTensor&& host) : value_(std::make_shared<const HostTensor>(std::move(host))) {}
   TensorArg(DeviceTensor device) : value_(std::move(device)) {}
   const HostTensor* host() const {
-    auto p = std::get_if<const HostTensor*>(&value_);
-    return p ? *p : nullptr;
+    if (auto p = std::get_if<const HostTensor*>(&value_)) return *p;
+    if (auto owned = std::get_if<std::shared_ptr<const HostTensor>>(&value_)) return owned->get();
+    return nullptr;
   }
   const DeviceTensor* device() const { return std::get_if<DeviceTensor>(&value_); }
   DType dtype() const { return host() ? host()->dtype : device()->dtype(); }
   const Shape& shape() const { return host() ? host()->shape : device()->shape(); }
 
  private:
-  std::variant<const HostTensor*, DeviceTensor> value_;
+  std::variant<const HostTensor*, std::shared_ptr<const HostTensor>, DeviceTensor> value_;
 };
 
 /// An attribute or tunable value: ONNX INT, FLOAT, STRING attributes and the lists INTS, FLOATS,

@@ -50,6 +50,20 @@ TEST(KernelCall, RepeatCallRendersAndCompilesNothing) {
   EXPECT_TRUE(cmp.ok()) << cmp.summary();
 }
 
+// Inputs built from temporaries and kept for later calls own them (a TensorArg of an rvalue HostTensor):
+// before, the map held pointers to destroyed tensors and the call read freed memory (std::bad_alloc).
+TEST(KernelCall, InputsMadeOfTemporariesStayValid) {
+  const RotaryInputs ref;
+  const Inputs kept{{"x", random_f32({2, 4, 6, 16}, 1)}, {"cos", random_f32({32, 8}, 2)},
+                    {"sin", random_f32({32, 8}, 3)}, {"positionIds", positions({2, 6}, 32)}};
+  std::vector<std::byte> churn(1 << 20, std::byte{0x7f});  // reuse the freed memory, if any was freed
+  for (int i = 0; i < 2; ++i) {
+    Outputs out = onnx_kernel()(kept, {});
+    const auto cmp = reference::compare(out.at("y").read(), ref.expected(ref.x), kF32);
+    EXPECT_TRUE(cmp.ok()) << cmp.summary();
+  }
+}
+
 TEST(KernelCall, OutputsChainWithoutCopies) {
   // y2 = RoPE(RoPE(x)): the second call takes the first call's DeviceTensor as x.
   const RotaryInputs in;

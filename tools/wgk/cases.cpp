@@ -138,11 +138,15 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
   Attributes out;
   // The option's comma delimiter splits a list ("perm=[0,2,1,3]") into pieces: join them again up to its ']'.
+  // Only a value that starts with '[' is a list, and a piece holding '=' is the next NAME=VALUE, never an
+  // element: "tag=run[1" stays text, "perm=[0,2" before "alpha=3" is an unclosed list (an error below).
+  auto open_list = [](const std::string& spec) {
+    const auto eq = spec.find('=');
+    return eq != std::string::npos && eq + 1 < spec.size() && spec[eq + 1] == '[' && spec.find(']', eq) == std::string::npos;
+  };
   std::vector<std::string> joined;
   for (const std::string& spec : specs) {
-    const std::string& last = joined.empty() ? spec : joined.back();
-    const auto open = last.find('[');
-    if (!joined.empty() && open != std::string::npos && last.find(']', open) == std::string::npos) {
+    if (!joined.empty() && open_list(joined.back()) && spec.find('=') == std::string::npos) {
       joined.back() += "," + spec;
     } else {
       joined.push_back(spec);
