@@ -43,7 +43,9 @@ WGK_COMMAND("assemble",
   sub.add_option("family", *family, "family folder holding family.json and the template sources")->required();
   sub.add_flag("--check", *check, "change nothing; exit 1 if a package's copy or metadata.json differs");
   return [family, check]() -> int {
-    const fs::path dir(*family);
+    // Absolute and normal, without a trailing separator: "families/RotaryEmbedding/" and "." name the family too.
+    fs::path dir = fs::absolute(fs::path(*family)).lexically_normal();
+    if (dir.filename().empty()) dir = dir.parent_path();
     const fs::path spec_path = dir / "family.json";
     nlohmann::json spec;
     try {

@@ -1,6 +1,7 @@
 // Table, JSON, CSV and gnuplot output of `wgk bench` (see bench_report.h).
 #include "bench_report.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -29,14 +30,23 @@ std::string short_kernel(const std::string& id) {
 
 }  // namespace
 
+// Width of the kernel column: the longest short id plus two spaces, at least 32 (ids of 46 characters such as
+// com.microsoft.SkipSimplifiedLayerNormalization ran into the case column).
+int kernel_width(const BenchRun& run) {
+  std::size_t w = 30;
+  for (const auto& r : run.rows) w = std::max(w, short_kernel(r.kernel).size());
+  return static_cast<int>(w + 2);
+}
+
 void print_table(std::ostream& out, const BenchRun& run) {
+  const int kw = kernel_width(run);
   out << "adapter: " << run.adapter << "\nempty dispatch: " << std::fixed << std::setprecision(2)
       << run.empty_ns / 1e3 << " us\n";
-  out << std::left << std::setw(32) << "kernel" << std::setw(46) << "case" << std::setw(22) << "variant" << std::right
+  out << std::left << std::setw(kw) << "kernel" << std::setw(46) << "case" << std::setw(22) << "variant" << std::right
       << std::setw(11) << "gpu_us" << std::setw(12) << "MB" << std::setw(9) << "GB/s" << std::setw(10) << "copyGB/s"
       << std::setw(8) << "%copy" << std::setw(9) << "xEmpty" << "\n";
   for (const auto& r : run.rows) {
-    out << std::left << std::setw(32) << short_kernel(r.kernel) << std::setw(46) << r.name;
+    out << std::left << std::setw(kw) << short_kernel(r.kernel) << std::setw(46) << r.name;
     if (!r.error.empty()) {
       out << "skipped: " << r.error << "\n";
       continue;
@@ -50,13 +60,13 @@ void print_table(std::ostream& out, const BenchRun& run) {
   for (const auto& r : run.rows) batched = batched || (r.error.empty() && r.batch > 0);
   if (!batched) return;
   out << "\nbatched calls (N calls back to back; kernel_us: one call's kernel-only time, as above):\n"
-      << std::left << std::setw(32) << "kernel" << std::setw(46) << "case" << std::right << std::setw(5) << "N"
+      << std::left << std::setw(kw) << "kernel" << std::setw(46) << "case" << std::right << std::setw(5) << "N"
       << std::setw(11) << "kernel_us" << std::setw(12) << "N*kernel" << std::setw(12) << "1submit_us" << std::setw(9)
       << "xKernels" << std::setw(13) << "Nsubmits_us" << std::setw(14) << "host_us/call" << std::setw(17)
       << "batched_us/call" << "\n";
   for (const auto& r : run.rows) {
     if (!r.error.empty() || r.batch == 0) continue;
-    out << std::left << std::setw(32) << short_kernel(r.kernel) << std::setw(46) << r.name << std::right << std::setw(5)
+    out << std::left << std::setw(kw) << short_kernel(r.kernel) << std::setw(46) << r.name << std::right << std::setw(5)
         << r.batch << std::setprecision(2) << std::setw(11) << r.gpu_ns / 1e3 << std::setw(12) << r.batch * r.gpu_ns / 1e3
         << std::setw(12) << r.batch_gpu_ns / 1e3 << std::setw(9) << r.batch_x_kernels() << std::setw(13)
         << r.submits_gpu_ns / 1e3 << std::setw(14) << r.host_call_ns / 1e3 << std::setw(17) << r.host_batched_ns / 1e3
