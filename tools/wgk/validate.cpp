@@ -89,12 +89,25 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
     }
   std::vector<contract::CallSignature> out;
   std::set<std::string> seen;
-  auto add = [&](const contract::CallSignature& call) {
+  // Every optional output the contract declares: each signature is also tried asking for all of them, so
+  // that the template paths they enable (`present.<output>`) are rendered and compiled too.
+  std::vector<std::string> optional_outputs;
+  for (const auto& o : c.outputs)
+    if (o.optional) optional_outputs.push_back(o.name);
+  auto add_one = [&](const contract::CallSignature& call) {
     std::string key;
     for (const auto& [n, t] : call.inputs) key += n + ":" + std::string(dtype_name(t.dtype)) + shape_string(t.shape) + ";";
     for (const auto& [n, v] : call.attrs) key += n + "=" + v.repr() + ";";
     for (const auto& [n, v] : call.tunables) key += n + "=" + v.repr() + ";";
+    for (const auto& n : call.outputs) key += "out:" + n + ";";
     if (seen.insert(key).second) out.push_back(call);
+  };
+  auto add = [&](const contract::CallSignature& call) {
+    add_one(call);
+    if (optional_outputs.empty()) return;
+    contract::CallSignature all = call;
+    all.outputs = optional_outputs;
+    add_one(all);
   };
   for (const auto& base : cases) {
     // Retyped: every constraint variable bound by a float input, to each type it allows.
@@ -150,6 +163,7 @@ std::string signature_text(const contract::CallSignature& call) {
   for (const auto& [name, t] : call.inputs) s += (s.empty() ? "" : ", ") + name + ": " + std::string(dtype_name(t.dtype)) + shape_string(t.shape);
   for (const auto& [name, v] : call.attrs) s += "; " + name + "=" + v.repr();
   for (const auto& [name, v] : call.tunables) s += "; " + name + "=" + v.repr();
+  for (std::size_t i = 0; i < call.outputs.size(); ++i) s += (i ? ", " : "; outputs asked for: ") + call.outputs[i];
   return s;
 }
 
