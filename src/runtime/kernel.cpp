@@ -307,8 +307,6 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
       check_data_size(name, *host);
       if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
       else if (range) check_value_range(name, *host, *range);
-    } else if (!tensor_buffer(*arg.device())) {
-      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (no buffer)");
     } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
       throw Error(ErrorKind::kInvalidArgument,
                   "input " + name + ": a device-resident " + std::string(dtype_name(arg.dtype())) +

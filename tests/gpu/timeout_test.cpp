@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "slow_dispatch.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
 
@@ -52,19 +53,8 @@ TEST(DeviceTimeout, MustBePositive) {
 // lavapipe, far past 1 ns) times out through the device's timeout, with no timeout passed to read.
 TEST(DeviceTimeout, ReadPastTheDeviceTimeoutIsAGpuError) {
   Device device(with_timeout(1ns));
-  ComputePipeline pipeline = device.create_compute_pipeline(R"(
-@group(0) @binding(0) var<storage, read_write> y : array<u32>;
-@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id : vec3<u32>) {
-  var acc = id.x;
-  for (var i = 0u; i < 200000u; i++) { acc = acc * 1664525u + 1013904223u; }
-  y[id.x] = acc;
-})",
-                                                            "slow");
-  Buffer y = device.create_buffer(4 * 64 * 16, BufferUsage::kStorage);
-  const BindGroupEntry entries[] = {{0, &y}};
-  BindGroup group = device.create_bind_group(pipeline, entries);
-  const Dispatch dispatch{&pipeline, &group, 16, 1, 1};
-  device.submit(std::span(&dispatch, 1));
+  wgk::gpu::testing::SlowDispatch slow(device);
+  const Buffer& y = slow.y;
   std::vector<std::byte> out(16);
   try {
     device.read(y, 0, out);
