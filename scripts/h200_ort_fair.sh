@@ -21,7 +21,7 @@ export LD_LIBRARY_PATH=$PWD/$B PYTHONUNBUFFERED=1
 python3 -c "import tarfile,sys; tarfile.open(sys.argv[1]).extractall('/tmp')" "$B/ort.tar.xz"
 # CASES: "<package>/<bench.json case>" items, space-separated (default: four ai.onnx RoPE cases, f32)
 read -r -a CASES <<< "${CASES:-ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32 ai.onnx.RotaryEmbedding/prefill_r4_b1_s4096_h32x128_f32 ai.onnx.RotaryEmbedding/prefill_r4_b4_s8192_h32x128_f32 ai.onnx.RotaryEmbedding/prefill_r4_b1_s65536_h32x128_f32}"
-ORT_FILTER=$(printf '%s|' "${CASES[@]}"); ORT_FILTER=${ORT_FILTER%|}
+ORT_FILTER=$(printf '%s$|' "${CASES[@]}"); ORT_FILTER=${ORT_FILTER%|}  # "$": the whole name
 python3 bench/peers/make_models.py /tmp/models --chain 17 --filter "$ORT_FILTER" > /dev/null
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu --format=csv -lms 100 > "$OUT/clocks.csv" &
 logger=$!

@@ -7,7 +7,8 @@ usage: make_models.py OUT_DIR [--filter S] [--chain K]   (needs the `onnx` Pytho
 For each case it writes OUT_DIR/<kernel>__<case>.onnx and an index OUT_DIR/cases.json with the input
 specs (ONNX input names, shapes, dtypes, random-int ranges), which ort_webgpu.mjs and torch_rope.py read.
 --filter S: the cases whose "<kernel>/<case>" (e.g. "ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32") contains
-S, or with S = "A|B|..." any of A, B, ... (as ort_webgpu.mjs --filter).
+S, or with S = "A|B|..." any of A, B, ... (as ort_webgpu.mjs --filter); a piece ending in "$" must equal the
+whole name.
 --chain K (K >= 2) also writes OUT_DIR/<kernel>__<case>__chain<K>.onnx: K RotaryEmbedding nodes in series
 (node i's output is node i+1's x; cos, sin and position ids are the shared graph inputs; same attributes;
 graph inputs and output named as in the one-node model), recorded in cases.json as "chain": {"K": file}.
@@ -84,7 +85,8 @@ def main():
     for pkg, (domain, opset, op_type, order, output, rename) in PACKAGES.items():
         bench = json.load(open(os.path.join(ROOT, "kernels", pkg, "build", "webgpu", "bench.json")))
         for case in bench["cases"]:
-            if not any(f in f"{pkg}/{case['name']}" for f in filt.split("|")):
+            name = f"{pkg}/{case['name']}"
+            if not any(name == f[:-1] if f.endswith("$") else f in name for f in filt.split("|")):
                 continue
             ftype = TensorProto.FLOAT if case["dtype"] == "float32" else TensorProto.FLOAT16
             specs = {}
