@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "contract/plan.h"
+#include "plan/plan.h"
 
 namespace {
 

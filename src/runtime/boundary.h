@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "expr/value.h"
 #include "wgk/kernel.h"
 #include "wgk/tensor.h"

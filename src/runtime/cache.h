@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "gpu/device.h"
 #include "wgk/kernel.h"
 

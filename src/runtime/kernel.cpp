@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "contract/contract.h"
-#include "contract/templates.h"
+#include "plan/templates.h"
 #include "runtime/boundary.h"
 #include "runtime/state.h"
 #include "wgk/error.h"

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "io/npy.h"
 #include "reference/op.h"
 #include "reference/random.h"

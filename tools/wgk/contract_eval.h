@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 
 namespace wgk::cli {
 

@@ -8,7 +8,7 @@
 #include "cases.h"
 #include "command.h"
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "resolve.h"
 #include "io/npy.h"
 #include "io/safetensors.h"

@@ -19,7 +19,7 @@
 #include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "runtime/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"

@@ -1,7 +1,7 @@
 // DeviceCaps: the device half of the call scope (`device.limits.*`, `device.features.*`) and its presets.
 #include <nlohmann/json.hpp>
 
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "core/webgpu_names.h"
 #include "wgk/error.h"
 

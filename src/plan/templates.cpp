@@ -1,5 +1,5 @@
 // Package-load checks of the WGSL templates: parse with package-local includes, `#param` headers.
-#include "contract/templates.h"
+#include "plan/templates.h"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 // Planner: boundary at the signature level, call scope, variant selection, pass plans (docs/design.md
 // "One call, as data"; docs/kernel-conventions.md for the scope names and the generated WGSL).
-#include "contract/plan.h"
+#include "plan/plan.h"
 
 #include <algorithm>
 #include <cmath>
