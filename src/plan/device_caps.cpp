@@ -5,7 +5,9 @@
 #include "core/webgpu_names.h"
 #include "wgk/error.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
+
+using namespace wgk::contract;  // the model this stage plans from
 
 namespace {
 
@@ -97,4 +99,4 @@ std::optional<std::int64_t> DeviceCaps::limit(std::string_view name) const {
   return std::nullopt;
 }
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan

@@ -11,7 +11,9 @@
 #include "contract/scope_names.h"
 #include "wgk/error.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
+
+using namespace wgk::contract;  // the model this stage plans from
 
 namespace {
 
@@ -846,4 +848,4 @@ Selection Planner::select(const CallSignature& call, SelectOptions options) cons
   return s;
 }
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan

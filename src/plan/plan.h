@@ -24,7 +24,7 @@
 #include "template/template.h"
 #include "wgk/tensor.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
 
 /// What the scope exposes as `device.limits.<name>` and `device.features.*`. Limit names are
 /// WebGPU's (`maxComputeWorkgroupsPerDimension`, `maxStorageBufferBindingSize`, ...).
@@ -77,7 +77,7 @@ struct CallSignature {
 /// One bind group entry of a pass.
 struct PlannedBinding {
   std::uint32_t slot = 0;             ///< @binding(slot), @group(0)
-  const Binding* binding = nullptr;   ///< into the Contract
+  const contract::Binding* binding = nullptr;   ///< into the contract
   std::string wgsl_type;              ///< resolved element type (tensor bindings) or the struct name
   std::vector<std::byte> uniform;     ///< kUniform: the struct packed by WGSL uniform layout, size % 16 == 0
 };
@@ -93,7 +93,7 @@ struct ProgramText {
 };
 
 struct PlannedPass {
-  const Pass* pass = nullptr;
+  const contract::Pass* pass = nullptr;
   /// Null if not rendered. Shared by every plan whose pass has the same key (see ProgramSource).
   std::shared_ptr<const ProgramText> program;
   std::array<std::uint32_t, 3> workgroups{};  ///< dispatch x, y, z (workgroup counts)
@@ -116,7 +116,7 @@ struct ValueRange {
 };
 
 struct Plan {
-  const Variant* variant = nullptr;
+  const contract::Variant* variant = nullptr;
   std::vector<PlannedOutput> outputs;     ///< in manifest order: the required ones and those asked for
   std::vector<ValueRange> value_ranges;   ///< present inputs with a valueRange
   std::vector<PlannedPass> passes;
@@ -136,7 +136,7 @@ struct SelectOptions {
 
 /// The outcome of variant selection for one call (boundary errors are thrown, not stored here).
 struct Selection {
-  const Variant* variant = nullptr;  ///< null: no variant accepts the call
+  const contract::Variant* variant = nullptr;  ///< null: no variant accepts the call
   std::string failure;               ///< when !variant: the message plan() would throw
   std::string signature;             ///< "x: float32[2, 4, 3, 8], ...; attrs: interleaved=0, ..."
   std::vector<DeriveResult> derive;  ///< manifest derive in evaluation order (SelectOptions::derive_values)
@@ -159,7 +159,7 @@ class Planner {
   using ProgramSource = std::function<std::shared_ptr<const ProgramText>(
       std::string key, const std::string& label, const std::function<std::string()>& render)>;
 
-  Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates,
+  Planner(std::shared_ptr<const contract::Contract> contract, DeviceCaps device, TemplateSource templates,
           ProgramSource programs = nullptr);
   ~Planner();
   Planner(const Planner&) = delete;
@@ -176,17 +176,17 @@ class Planner {
   /// reported in Selection::failure instead.
   Selection select(const CallSignature& call, SelectOptions options = {}) const;
 
-  const Contract& contract() const { return *contract_; }
+  const contract::Contract& contract() const { return *contract_; }
   const DeviceCaps& device() const { return device_; }
  private:
   struct CallState;
   friend struct CallState;
   std::unique_ptr<CallState> begin_call(const CallSignature& call) const;
-  const Variant* choose(CallState& state, std::string* failure) const;
-  Plan make_plan(CallState& state, const Variant& variant, bool render) const;
+  const contract::Variant* choose(CallState& state, std::string* failure) const;
+  Plan make_plan(CallState& state, const contract::Variant& variant, bool render) const;
   const tmpl::Template& template_for(const std::string& file_name) const;
 
-  std::shared_ptr<const Contract> contract_;
+  std::shared_ptr<const contract::Contract> contract_;
   std::string op_;  // "<domain>.<name>", the prefix of every message
   DeviceCaps device_;
   TemplateSource templates_;
@@ -200,4 +200,4 @@ class Planner {
   mutable std::map<std::string, tmpl::Template, std::less<>> parsed_templates_;
 };
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan

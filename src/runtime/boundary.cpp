@@ -40,7 +40,7 @@ std::string element_text(std::string_view input, const Shape& shape, std::int64_
 }
 
 void check_range_element(std::string_view input, const Shape& shape, std::int64_t index, std::int64_t value,
-                         const contract::ValueRange& range) {
+                         const plan::ValueRange& range) {
   if (value < range.min || value > range.max)
     throw Error(ErrorKind::kInvalidArgument,
                 "input " + element_text(input, shape, index, value) + " is out of range: " +
@@ -79,7 +79,7 @@ void check_data_size(std::string_view input, const HostTensor& host) {
 }
 
 std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& host,
-                                     const contract::ValueRange* range) {
+                                     const plan::ValueRange* range) {
   if (host.dtype != DType::kInt64 && host.dtype != DType::kUInt32)
     throw Error(ErrorKind::kInvalidArgument, "input " + std::string(input) + ": " +
                                                  std::string(dtype_name(host.dtype)) +
@@ -104,7 +104,7 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
   return words;
 }
 
-void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range) {
+void check_value_range(std::string_view input, const HostTensor& host, const plan::ValueRange& range) {
   const std::int64_t n = numel(host.shape);
   for (std::int64_t i = 0; i < n; ++i) check_range_element(input, host.shape, i, element_as_int(host, i), range);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The data-level half of the host boundary (the signature-level half is contract::Planner): data
+// The data-level half of the host boundary (the signature-level half is plan::Planner): data
 // length against shape, checked int64 -> uint32 narrowing, and `valueRange` bounds (ONNX spec:
 // position_ids index rows of the caches; seed card: negative positions are rejected at the boundary).
 #include <cstddef>
@@ -34,10 +34,10 @@ void check_data_size(std::string_view input, const HostTensor& host);
 /// (checked narrowing), then lie in `range` when given. Errors (kInvalidArgument) name the input,
 /// the flat index, the value and the rule (with the bound's expression for a range).
 std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& host,
-                                     const contract::ValueRange* range);
+                                     const plan::ValueRange* range);
 
 /// Checks an already-uint32 or int64 tensor against `range` without narrowing.
-void check_value_range(std::string_view input, const HostTensor& host, const contract::ValueRange& range);
+void check_value_range(std::string_view input, const HostTensor& host, const plan::ValueRange& range);
 
 /// [min, max] of an int64 or uint32 tensor's elements; nullopt for other dtypes or no elements.
 std::optional<IntRange> int_range(const HostTensor& host);

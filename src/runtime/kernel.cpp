@@ -1,4 +1,4 @@
-// Device, DeviceTensor, Kernel and get_kernel: plan (contract::Planner), encode, submit.
+// Device, DeviceTensor, Kernel and get_kernel: plan (plan::Planner), encode, submit.
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -23,8 +23,8 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   return o;
 }
 
-contract::DeviceCaps caps_of(const gpu::Device& device) {
-  contract::DeviceCaps caps;
+plan::DeviceCaps caps_of(const gpu::Device& device) {
+  plan::DeviceCaps caps;
   for (const auto& [name, value] : device.limits())
     caps.limits.emplace_back(name, static_cast<std::int64_t>(std::min<std::uint64_t>(value, INT64_MAX)));
   caps.shader_f16 = device.features().shader_f16;
@@ -189,19 +189,19 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
       if (!state->package->files.count("build/webgpu/" + pass.shader))
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
-  contract::check_templates(*state->contract,
+  plan::check_templates(*state->contract,
                             [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
                             origin);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
   const std::string prefix = state->serial_prefix();
-  // Programs are cached by this kernel's serial and what the template reads (contract::ProgramText::key).
+  // Programs are cached by this kernel's serial and what the template reads (plan::ProgramText::key).
   auto programs = [&cache, prefix](std::string key, const std::string& label,
                                    const std::function<std::string()>& render) {
     return cache.program(prefix, key, label, render)->text;
   };
-  state->planner = std::make_unique<contract::Planner>(
+  state->planner = std::make_unique<plan::Planner>(
       state->contract, runtime::state_of(*state->device).caps,
       [package_ref](const std::string& name) { return package_ref->webgpu_file(name); }, programs);
   return state;
@@ -255,13 +255,13 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   EncodedCall call;
 
   // 1. Signature-level boundary and plan, cached by the kernel's serial and the call signature.
-  contract::CallSignature signature;
+  plan::CallSignature signature;
   for (const auto& [name, arg] : inputs) {
     // Before planning: a default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
     if (arg.device() && !tensor_buffer(*arg.device()))
       throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (default-constructed: no "
                                                                  "buffer; use an earlier call's output or DeviceTensor::upload)");
-    signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
+    signature.inputs.emplace(name, plan::TensorSignature{arg.dtype(), arg.shape()});
   }
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::attribute_value(value));
   for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::attribute_value(value));
@@ -269,7 +269,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;
   key = k.serial_prefix();
-  contract::append_signature_key(key, signature);
+  plan::append_signature_key(key, signature);
   call.cached = cache.find_plan(key, &call.programs);
   call.plan_cached = call.cached != nullptr;
   if (!call.cached) {
@@ -285,7 +285,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     call.cached = cache.insert_plan(std::move(key), std::move(planned));  // `key` is scratch: assigned anew each call
   }
   call.plan = call.cached->plan;
-  const contract::Plan& plan = *call.plan;
+  const plan::Plan& plan = *call.plan;
 
   // 2. Data-level boundary: data sizes, checked narrowing, value ranges.
   struct Staged {
@@ -300,7 +300,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     // The planner refused unknown names; a plan from the cache was made for these same names.
     if (!spec) throw Error(ErrorKind::kInternal, "input '" + name + "' has no declaration, yet the call was planned");
     Staged st{spec, &arg, {}};
-    const contract::ValueRange* range = nullptr;
+    const plan::ValueRange* range = nullptr;
     for (const auto& r : plan.value_ranges)
       if (r.input == spec->name) range = &r;
     if (const HostTensor* host = arg.host()) {

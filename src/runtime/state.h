@@ -27,7 +27,7 @@ struct DeviceState {
   ~DeviceState();
 
   gpu::Device gpu;
-  contract::DeviceCaps caps;
+  plan::DeviceCaps caps;
   std::mutex mutex;
   DeviceCache cache;  ///< declared after `gpu`: emptied and destroyed first
   /// Host bytes written to the queue since the GPU was last seen idle (under `mutex`); past
@@ -63,7 +63,7 @@ struct KernelState {
   std::shared_ptr<const store::Package> package;
   std::shared_ptr<const contract::Contract> contract;
   std::shared_ptr<Device> device;
-  std::unique_ptr<contract::Planner> planner;
+  std::unique_ptr<plan::Planner> planner;
   std::uint64_t serial = 0;  ///< DeviceCache::next_serial(): the prefix of this kernel's cache keys
   std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
 };
@@ -73,7 +73,7 @@ struct KernelState {
 /// holds (an eviction meanwhile does not free them); destroy it under the device mutex.
 struct EncodedCall {
   std::shared_ptr<CachedPlan> cached;
-  std::shared_ptr<const contract::Plan> plan;  ///< cached->plan
+  std::shared_ptr<const plan::Plan> plan;  ///< cached->plan
   std::vector<std::shared_ptr<Program>> programs;  ///< per pass
   std::shared_ptr<BindGroupSet> bind_groups;
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;  ///< uploaded host inputs, alive until submitted

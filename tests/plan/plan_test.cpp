@@ -12,8 +12,10 @@
 #include "plan/plan.h"
 #include "wgk/error.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
 namespace {
+
+using namespace wgk::contract;
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -599,4 +601,4 @@ TEST(PlanTiny, ListAttributesByDeclaredType) {
 }
 
 }  // namespace
-}  // namespace wgk::contract
+}  // namespace wgk::plan

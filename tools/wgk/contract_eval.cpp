@@ -50,7 +50,7 @@ std::string binding_kind(contract::BindingKind kind) {
   return "?";
 }
 
-std::string features_text(const contract::DeviceCaps& d) {
+std::string features_text(const plan::DeviceCaps& d) {
   std::string s;
   if (d.shader_f16) s += "shader-f16 ";
   if (d.timestamp_query) s += "timestamp-query ";
@@ -71,9 +71,9 @@ void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options) {
                  "webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)");
 }
 
-contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
+plan::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
                                    const std::vector<std::string>& tunables) {
-  contract::CallSignature call;
+  plan::CallSignature call;
   for (const std::string& item : split(inputs, ',')) {
     if (item.empty()) continue;
     const auto eq = item.find('=');
@@ -85,7 +85,7 @@ contract::CallSignature parse_call(const std::string& inputs, const std::vector<
     const std::string dims = item.substr(colon + 1);
     auto dtype = parse_dtype(dtype_text);
     if (!dtype) bad("--inputs: '" + item + "': unknown dtype '" + dtype_text + "' (float32, float16, int64, uint32)");
-    contract::TensorSignature sig{*dtype, {}};
+    plan::TensorSignature sig{*dtype, {}};
     if (!dims.empty() && dims != "scalar") {
       for (const std::string& d : split(dims, 'x')) {
         auto v = parse_int(d);
@@ -104,22 +104,22 @@ contract::CallSignature parse_call(const std::string& inputs, const std::vector<
   return call;
 }
 
-contract::DeviceCaps parse_device(const std::string& device) {
+plan::DeviceCaps parse_device(const std::string& device) {
   if (device.empty()) return introspect::caps(*Device::default_device());
-  if (auto preset = contract::DeviceCaps::preset(device)) return *preset;
+  if (auto preset = plan::DeviceCaps::preset(device)) return *preset;
   std::ifstream f(device, std::ios::binary);
   if (!f) bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable file");
   std::stringstream ss;
   ss << f.rdbuf();
-  return contract::DeviceCaps::from_json(ss.str(), device);
+  return plan::DeviceCaps::from_json(ss.str(), device);
 }
 
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
                       std::ostream& out) {
-  const contract::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
-  const contract::DeviceCaps device = parse_device(options.device);
-  contract::Planner planner(contract, device, {});
-  const contract::Selection s = planner.select(call, {.derive_values = true, .plan = true});
+  const plan::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
+  const plan::DeviceCaps device = parse_device(options.device);
+  plan::Planner planner(contract, device, {});
+  const plan::Selection s = planner.select(call, {.derive_values = true, .plan = true});
 
   out << "call: " << s.signature << "\n";
   out << "device: " << (options.device.empty() ? "the adapter in use: " + Device::default_device()->description() : options.device) << " (features: " << features_text(device) << "; maxComputeWorkgroupsPerDimension "
