@@ -1,13 +1,11 @@
 // DeviceCaps: the device half of the call scope (`device.limits.*`, `device.features.*`) and its presets.
 #include <nlohmann/json.hpp>
 
-#include "plan/plan.h"
 #include "core/webgpu_names.h"
+#include "plan/device_caps.h"
 #include "wgk/error.h"
 
 namespace wgk::plan {
-
-using namespace wgk::contract;  // the model this stage plans from
 
 namespace {
 

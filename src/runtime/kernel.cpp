@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "contract/contract.h"
+#include "plan/boundary.h"
 #include "plan/templates.h"
-#include "runtime/boundary.h"
 #include "runtime/state.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -143,10 +143,11 @@ DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buf
 }
 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
-  runtime::check_data_size("upload", host);
+  plan::check_data_size("upload", host);
   std::lock_guard lock(runtime::state_of(*device).mutex);
   auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");
-  buffer->int_range = runtime::int_range(host);  // range checks of this tensor then need no read-back
+  buffer->int_range = plan::int_range(host);  // range checks of this tensor then need no read-back
+  buffer->int_range_dtype = host.dtype;
   return DeviceTensor(host.dtype, host.shape, std::move(buffer));
 }
 
@@ -263,8 +264,8 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                                                                  "buffer; use an earlier call's output or DeviceTensor::upload)");
     signature.inputs.emplace(name, plan::TensorSignature{arg.dtype(), arg.shape()});
   }
-  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::attribute_value(value));
-  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::attribute_value(value));
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, plan::attribute_value(value));
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, plan::attribute_value(value));
   signature.outputs = outputs;
   DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;
@@ -304,7 +305,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     for (const auto& r : plan.value_ranges)
       if (r.input == spec->name) range = &r;
     if (const HostTensor* host = arg.host()) {
-      check_data_size(name, *host);
+      plan::check_data_size(name, *host);
       if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
       else if (range) check_value_range(name, *host, *range);
     } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
@@ -317,33 +318,23 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                pending != 0 && pending != batch) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + ": " + pending_reason(pending, batch));
     } else if (range && arg.device()->numel() > 0) {
-      // A device-resident input with a valueRange (position ids) is checked too: the kernels index caches
-      // with it, and an unchecked row would give a silently wrong answer. Its [min, max] is known from the
-      // upload (covering the whole buffer, so it bounds any view of the same dtype), or read back (a wait
-      // for the GPU) and remembered by the buffer when the view covers all of it.
+      // A device-resident input with a valueRange (position ids): its extent is known from the upload, or
+      // read back and remembered by the buffer when the view covers all of it.
       const DeviceTensor& tensor = *arg.device();
       DeviceBuffer& buffer = *tensor_buffer(tensor);
-      std::optional<IntRange> known;
+      std::optional<plan::ValueRange> known;
       {
         std::lock_guard range_lock(buffer.int_range_mutex);
-        if (buffer.int_range && buffer.int_range->dtype == tensor.dtype()) known = buffer.int_range;
+        if (buffer.int_range && buffer.int_range_dtype == tensor.dtype()) known = buffer.int_range;
       }
-      std::optional<HostTensor> values;
-      if (!known && buffer.pending_batch.load() != 0)  // an earlier call of this batch writes it
-        throw Error(ErrorKind::kInvalidArgument,
-                    "input " + name + ": an output of an earlier call of this Batch, not yet flushed, cannot be "
-                    "checked against its value range [" + std::to_string(range->min) + ", " +
-                    std::to_string(range->max) + "] before it is computed; flush() first");
-      if (!known) {
-        values = tensor.read();
-        known = int_range(*values);
-        if (tensor_bytes(tensor.dtype(), tensor.shape()) == buffer.bytes) {
-          std::lock_guard range_lock(buffer.int_range_mutex);
-          buffer.int_range = known;
-        }
-      }
-      if (!known || known->min < range->min || known->max > range->max)
-        check_value_range(name, values ? *values : tensor.read(), *range);  // names the first element out of range
+      plan::check_device_value_range(
+          name, *range, known, buffer.pending_batch.load() == 0, [&] { return tensor.read(); },
+          [&](const std::optional<plan::ValueRange>& extent) {
+            if (tensor_bytes(tensor.dtype(), tensor.shape()) != buffer.bytes) return;
+            std::lock_guard range_lock(buffer.int_range_mutex);
+            buffer.int_range = extent;
+            buffer.int_range_dtype = tensor.dtype();
+          });
     }
     staged.push_back(std::move(st));
   }

@@ -12,7 +12,7 @@
 #include "contract/contract.h"
 #include "plan/plan.h"
 #include "gpu/device.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "runtime/cache.h"
 #include "store/store.h"
 #include "wgk/kernel.h"
@@ -43,10 +43,12 @@ struct DeviceBuffer {
   std::shared_ptr<Device> device;
   gpu::Buffer buffer;
   std::uint64_t bytes = 0;  ///< the tensor's bytes (the allocation is allocation_size(bytes), cache.h)
-  /// [min, max] of an integer tensor's elements once known: set at upload from the host data, or by the
-  /// first range check that reads the buffer back. Valid for the buffer's life: a DeviceTensor's
-  /// contents never change after the call or upload that made it (outputs always get fresh buffers).
-  std::optional<IntRange> int_range;
+  /// The extent [min, max] of an integer tensor's elements, read as `int_range_dtype`, once known: set at
+  /// upload from the host data, or by the first range check that reads the buffer back. Valid for the
+  /// buffer's life: a DeviceTensor's contents never change after the call or upload that made it
+  /// (outputs always get fresh buffers).
+  std::optional<plan::ValueRange> int_range;
+  DType int_range_dtype = DType::kUInt32;
   std::mutex int_range_mutex;
   /// 0 once the buffer's contents exist; else the serial of the unflushed Batch whose call writes it, or
   /// kNeverWritten when that batch was dropped (destroyed unflushed, or its flush failed).

@@ -10,7 +10,7 @@
 #include "reference/op.h"
 #include "reference/random.h"
 #include "reference/rounding.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -178,7 +178,7 @@ AttributeValue attribute_from_value(const expr::Value& v) {
   throw Error(ErrorKind::kContract, "attribute value " + v.repr() + " is not an int, float, string or a list of them");
 }
 
-std::string attribute_text(const AttributeValue& v) { return runtime::attribute_value(v).repr(); }
+std::string attribute_text(const AttributeValue& v) { return plan::attribute_value(v).repr(); }
 
 Attributes with_defaults(const contract::Contract& contract, Attributes attrs) {
   for (const auto& a : contract.attributes)
@@ -477,7 +477,7 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     caps.shader_f16 = false;
     const plan::Planner planner(introspect::contract(kernel), caps, [](const std::string&) { return std::string(); });
     plan::CallSignature sig;
-    auto* const value = &runtime::attribute_value;
+    auto* const value = &plan::attribute_value;
     for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, plan::TensorSignature{t.dtype, t.shape});
     for (const auto& [name, v] : c.attrs) sig.attrs.emplace(name, value(v));
     for (const auto& [name, v] : c.tunables) sig.tunables.emplace(name, value(v));

@@ -11,7 +11,7 @@
 
 #include "wgk/error.h"
 #include "cases.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 
 namespace wgk::cli {
 
@@ -99,8 +99,8 @@ plan::CallSignature parse_call(const std::string& inputs, const std::vector<std:
   for (const std::string& a : attrs) {
     if (!a.empty()) given.push_back(a);
   }
-  for (const auto& [name, v] : parse_name_values(given, "--attr")) call.attrs[name] = runtime::attribute_value(v);
-  for (const auto& [name, v] : parse_name_values(tunables, "--tunable")) call.tunables[name] = runtime::attribute_value(v);
+  for (const auto& [name, v] : parse_name_values(given, "--attr")) call.attrs[name] = plan::attribute_value(v);
+  for (const auto& [name, v] : parse_name_values(tunables, "--tunable")) call.tunables[name] = plan::attribute_value(v);
   return call;
 }
 

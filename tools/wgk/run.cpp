@@ -13,7 +13,7 @@
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/compare.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -112,7 +112,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
     {
       plan::CallSignature sig;
-      auto* const value = &runtime::attribute_value;
+      auto* const value = &plan::attribute_value;
       for (const auto& [name, t] : host) sig.inputs.emplace(name, plan::TensorSignature{t.dtype, t.shape});
       for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
       for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));

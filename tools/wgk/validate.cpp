@@ -20,7 +20,7 @@
 #include "resolve.h"
 #include "store/store.h"
 #include "plan/plan.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -65,7 +65,7 @@ std::optional<plan::CallSignature> signature_of_case(const nlohmann::json& entry
   // As `wgk test` reads them (cases.h attribute_from_json: lists too); a value it refuses is left out.
   auto value = [](const nlohmann::json& v) -> std::optional<expr::Value> {
     try {
-      return runtime::attribute_value(attribute_from_json(v, "attrs"));
+      return plan::attribute_value(attribute_from_json(v, "attrs"));
     } catch (const Error&) {
       return std::nullopt;
     }
