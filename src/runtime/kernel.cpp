@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "contract/contract.h"
+#include "core/buffer_sizes.h"
 #include "plan/boundary.h"
 #include "plan/templates.h"
 #include "runtime/state.h"
@@ -33,15 +34,13 @@ plan::DeviceCaps caps_of(const gpu::Device& device) {
   return caps;
 }
 
-std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
-
-// A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
+// A storage buffer holding `bytes` (storage_buffer_size: zero-padded to 16). Caller holds the device mutex.
 std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
                                                   std::span<const std::byte> data, std::string_view label) {
   auto& state = state_of(*device);
   // A binding covers the whole allocation: the tensor's bytes padded to 16 must fit the binding limit
   // (the allocation's size class is cut back to them when the class would not fit).
-  const std::uint64_t need = padded(bytes);
+  const std::uint64_t need = storage_buffer_size(bytes);
   const std::uint64_t max_binding = state.gpu.limit("maxStorageBufferBindingSize").value_or(~std::uint64_t{0});
   if (need > max_binding)
     throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) + " bytes (" +
@@ -62,7 +61,7 @@ std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>&
   buffer->bytes = bytes;
   buffer->buffer = state.cache.take_buffer(state.gpu, need, max_binding, label);
   if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
-    std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
+    std::vector<std::byte> words(copy_size(data.size()));
     std::memcpy(words.data(), data.data(), data.size());
     state.gpu.write(buffer->buffer, 0, words);
   } else if (!data.empty()) {
@@ -162,7 +161,7 @@ HostTensor DeviceTensor::read() const {
   auto& state = runtime::state_of(*buffer_->device);
   std::lock_guard lock(state.mutex);
   // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
-  std::vector<std::byte> words((host.data.size() + 3) & ~std::size_t{3});
+  std::vector<std::byte> words(copy_size(host.data.size()));
   state.gpu.read(buffer_->buffer, 0, words);
   state.queued_write_bytes = 0;  // the read waited for everything queued before it
   std::memcpy(host.data.data(), words.data(), host.data.size());
