@@ -135,9 +135,9 @@ Planner::Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, Te
   op_ = contract_->domain + "." + contract_->name;
   Object limits;
   for (const auto& [name, value] : device_.limits) limits.insert_or_assign(name, Value(value));
-  Object features{{"shader_f16", Value(device_.shader_f16)},
-                  {"timestamp_query", Value(device_.timestamp_query)},
-                  {"subgroups", Value(device_.subgroups)}};
+  Object features;
+  for (std::size_t i = 0; i < kKernelFeatures.size(); ++i)
+    features.insert_or_assign(std::string(kKernelFeatures[i].scope_name), Value(device_.*kCapsFeatureFlags[i]));
   device_value_ = Value(Object{{"limits", Value(std::move(limits))}, {"features", Value(std::move(features))}});
   Object tunables;
   for (const auto& t : contract_->tunables) tunables.insert_or_assign(t.name, t.default_value);

@@ -52,9 +52,8 @@ std::string binding_kind(contract::BindingKind kind) {
 
 std::string features_text(const plan::DeviceCaps& d) {
   std::string s;
-  if (d.shader_f16) s += "shader-f16 ";
-  if (d.timestamp_query) s += "timestamp-query ";
-  if (d.subgroups) s += "subgroups ";
+  for (std::size_t i = 0; i < kKernelFeatures.size(); ++i)
+    if (d.*plan::kCapsFeatureFlags[i]) s += std::string(kKernelFeatures[i].name) + " ";
   return s.empty() ? "none" : s.substr(0, s.size() - 1);
 }
 
