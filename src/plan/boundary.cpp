@@ -222,20 +222,8 @@ void bind_tunables(const Contract& c, const std::string& op, const CallSignature
 
 }
 
-/// The outputs asked for and their `present`; the dtype, shape and rank of each planned one, added to
-/// `shapes` and `ranks`.
-void bind_outputs(const Contract& c, const std::string& op, const CallSignature& call, BoundCall& bound_call,
-                  Object& shapes, Object& ranks) {
-  // Outputs: dtype from their type variable, shape and rank from their expressions over the roots.
-  struct Roots : expr::Scope {
-    const BoundCall& s;
-    explicit Roots(const BoundCall& st) : s(st) {}
-    Value lookup(std::string_view name) const override {
-      const Value* v = s.root_ref(name);
-      return v ? *v : Value();
-    }
-  } roots(bound_call);
-  // Optional outputs asked for: declared names only (argument or ONNX name).
+/// Which outputs the call asks for, per Contract::outputs: declared names only (argument or ONNX name).
+std::vector<bool> wanted_outputs(const Contract& c, const std::string& op, const CallSignature& call) {
   std::vector<bool> wanted(c.outputs.size(), false);
   for (const auto& name : call.outputs) {
     const Output* out = c.find_output(name);
@@ -248,6 +236,57 @@ void bind_outputs(const Contract& c, const std::string& op, const CallSignature&
     }
     wanted[static_cast<std::size_t>(out - c.outputs.data())] = true;
   }
+  return wanted;
+}
+
+/// One planned output: dtype from its type variable, shape and rank from its expressions over `roots`.
+PlannedOutput output_of(const Contract& c, const std::string& op, const Output& out, const BoundCall& bound_call,
+                        const expr::Scope& roots) {
+  PlannedOutput po;
+  po.name = out.name;
+  const TypeConstraint* tc = c.find_type_constraint(out.dtype);
+  if (tc) {
+    // A variable bound by no input is fixed when its constraint allows one type (ORT's U = float32).
+    auto b = bound_call.bound[static_cast<std::size_t>(tc - c.type_constraints.data())];
+    if (!b && tc->allowed.size() == 1) b = tc->allowed.front();
+    if (!b) fail(op + ": output '" + out.name + "': its type " + out.dtype + " is bound by no given input");
+    po.dtype = *b;
+  } else if (auto fixed = parse_dtype(out.dtype)) {
+    po.dtype = *fixed;
+  } else {
+    fail_contract(op + ": output '" + out.name + "': unknown type '" + out.dtype + "'");
+  }
+  const Value shape = out.shape.evaluate(roots);
+  if (!shape.is_list())
+    fail_contract(out.shape.path() + ": output '" + out.name + "' shape is " + shape.repr() + ", not a list");
+  for (const auto& d : shape.as_list()) {
+    auto iv = integral(d);
+    if (!iv || *iv < 0)
+      fail(op + ": output '" + out.name + "' shape " + shape.repr() + " (" + out.shape.text() +
+           ") has a dimension that is not a non-negative integer");
+    po.shape.push_back(*iv);
+  }
+  const Value rank = out.rank.evaluate(roots);
+  auto rv = integral(rank);
+  if (!rv || *rv != static_cast<std::int64_t>(po.shape.size()))
+    fail(op + ": output '" + out.name + "' rank " + rank.repr() + " (" + out.rank.text() + ") does not match shape " +
+         shape_string(po.shape));
+  return po;
+}
+
+/// The outputs asked for and their `present`; each planned one, its shape and rank added to `shapes` and
+/// `ranks`.
+void bind_outputs(const Contract& c, const std::string& op, const CallSignature& call, BoundCall& bound_call,
+                  Object& shapes, Object& ranks) {
+  struct Roots : expr::Scope {
+    const BoundCall& s;
+    explicit Roots(const BoundCall& st) : s(st) {}
+    Value lookup(std::string_view name) const override {
+      const Value* v = s.root_ref(name);
+      return v ? *v : Value();
+    }
+  } roots(bound_call);
+  const std::vector<bool> wanted = wanted_outputs(c, op, call);
   Object present_outputs = bound_call.present.as_object();
   for (std::size_t k = 0; k < c.outputs.size(); ++k) {
     const Output& out = c.outputs[k];
@@ -259,41 +298,14 @@ void bind_outputs(const Contract& c, const std::string& op, const CallSignature&
   for (std::size_t k = 0; k < c.outputs.size(); ++k) {
     const Output& out = c.outputs[k];
     if (out.optional && !wanted[k]) continue;  // not asked for: neither planned nor allocated
-    PlannedOutput po;
-    po.name = out.name;
-    const TypeConstraint* tc = c.find_type_constraint(out.dtype);
-    if (tc) {
-      // A variable bound by no input is fixed when its constraint allows one type (ORT's U = float32).
-      auto b = bound_call.bound[static_cast<std::size_t>(tc - c.type_constraints.data())];
-      if (!b && tc->allowed.size() == 1) b = tc->allowed.front();
-      if (!b) fail(op + ": output '" + out.name + "': its type " + out.dtype + " is bound by no given input");
-      po.dtype = *b;
-    } else if (auto fixed = parse_dtype(out.dtype)) {
-      po.dtype = *fixed;
-    } else {
-      fail_contract(op + ": output '" + out.name + "': unknown type '" + out.dtype + "'");
-    }
-    const Value shape = out.shape.evaluate(roots);
-    if (!shape.is_list())
-      fail_contract(out.shape.path() + ": output '" + out.name + "' shape is " + shape.repr() + ", not a list");
-    for (const auto& d : shape.as_list()) {
-      auto iv = integral(d);
-      if (!iv || *iv < 0)
-        fail(op + ": output '" + out.name + "' shape " + shape.repr() + " (" + out.shape.text() +
-             ") has a dimension that is not a non-negative integer");
-      po.shape.push_back(*iv);
-    }
-    const Value rank = out.rank.evaluate(roots);
-    auto rv = integral(rank);
-    if (!rv || *rv != static_cast<std::int64_t>(po.shape.size()))
-      fail(op + ": output '" + out.name + "' rank " + rank.repr() + " (" + out.rank.text() + ") does not match shape " +
-           shape_string(po.shape));
+    PlannedOutput po = output_of(c, op, out, bound_call, roots);
     Value sv = shape_value(po.shape);
+    const Value rank(static_cast<std::int64_t>(po.shape.size()));
     shapes.insert_or_assign(out.name, sv);
-    ranks.insert_or_assign(out.name, Value(*rv));
+    ranks.insert_or_assign(out.name, rank);
     if (!out.onnx_name.empty()) {
       shapes.insert_or_assign(out.onnx_name, sv);
-      ranks.insert_or_assign(out.onnx_name, Value(*rv));
+      ranks.insert_or_assign(out.onnx_name, rank);
     }
     bound_call.outputs.push_back(std::move(po));
   }

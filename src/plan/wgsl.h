@@ -1,6 +1,6 @@
 #pragma once
 // The WGSL the runtime writes around a pass's template and the bytes of its uniform structs, one unit
-// (docs/kernel-conventions.md "Generated declarations"): the scalar type of a dtype, the layout of a
+// (docs/kernel-conventions.md "The WGSL the runtime generates before the rendered template"): the scalar type of a dtype, the layout of a
 // uniform struct by the WGSL spec's rules (section "Memory Layout": AlignOf, SizeOf, member offsets,
 // "Address Space Layout Constraints" for the uniform address space), its packed bytes, and the binding
 // declarations before the template.
