@@ -142,10 +142,11 @@ int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const 
       out << "    @binding(" << b.slot << ") " << b.binding->name << ": var<" << binding_kind(b.binding->kind) << "> ";
       if (b.binding->kind == contract::BindingKind::kUniform) {
         out << b.wgsl_type << " (" << b.uniform.size() << " bytes)\n";
+        const plan::UniformLayout layout = plan::uniform_layout(b.binding->fields);
         for (std::size_t i = 0; i < b.binding->fields.size(); ++i) {
           const auto& f = b.binding->fields[i];
           std::uint32_t word = 0;
-          std::memcpy(&word, b.uniform.data() + 4 * i, 4);
+          std::memcpy(&word, b.uniform.data() + layout.offsets[i], 4);
           out << "      " << f.name << ": " << f.type << " = ";
           if (f.type == "i32") {
             out << static_cast<std::int32_t>(word);
