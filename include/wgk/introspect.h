@@ -21,8 +21,10 @@
 
 namespace wgk::contract {
 struct Contract;
-struct DeviceCaps;
 }  // namespace wgk::contract
+namespace wgk::plan {
+struct DeviceCaps;
+}  // namespace wgk::plan
 namespace wgk::store {
 struct Package;
 }  // namespace wgk::store
@@ -104,8 +106,8 @@ void forget_range(const DeviceTensor& tensor);
 /// The kernel's loaded contract (attribute defaults, variants): `wgk run`, `wgk test`, `wgk validate`.
 std::shared_ptr<const contract::Contract> contract(const Kernel& kernel);
 /// The device's limits and features as the planner sees them; with a capability changed, a
-/// contract::Planner shows which variant another adapter would choose and the WGSL it would render.
-const contract::DeviceCaps& caps(const Device& device);
+/// plan::Planner shows which variant another adapter would choose and the WGSL it would render.
+const plan::DeviceCaps& caps(const Device& device);
 /// Compiles `wgsl` as a compute pipeline on `device` (not cached). Throws wgk::Error kGpu with Dawn's
 /// message when it does not compile; `label` names it in that message.
 void compile_wgsl(const Device& device, const std::string& wgsl, const std::string& label);

@@ -1,11 +1,12 @@
-// Device, DeviceTensor, Kernel and get_kernel: plan (contract::Planner), encode, submit.
+// Device, DeviceTensor, Kernel and get_kernel: plan (plan::Planner), encode, submit.
 #include <algorithm>
 #include <cstring>
 #include <thread>
 
 #include "contract/contract.h"
-#include "contract/templates.h"
-#include "runtime/boundary.h"
+#include "core/buffer_sizes.h"
+#include "plan/boundary.h"
+#include "plan/templates.h"
 #include "runtime/state.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -23,8 +24,8 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   return o;
 }
 
-contract::DeviceCaps caps_of(const gpu::Device& device) {
-  contract::DeviceCaps caps;
+plan::DeviceCaps caps_of(const gpu::Device& device) {
+  plan::DeviceCaps caps;
   for (const auto& [name, value] : device.limits())
     caps.limits.emplace_back(name, static_cast<std::int64_t>(std::min<std::uint64_t>(value, INT64_MAX)));
   caps.shader_f16 = device.features().shader_f16;
@@ -33,15 +34,13 @@ contract::DeviceCaps caps_of(const gpu::Device& device) {
   return caps;
 }
 
-std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
-
-// A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
+// A storage buffer holding `bytes` (storage_buffer_size: zero-padded to 16). Caller holds the device mutex.
 std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
                                                   std::span<const std::byte> data, std::string_view label) {
   auto& state = state_of(*device);
   // A binding covers the whole allocation: the tensor's bytes padded to 16 must fit the binding limit
   // (the allocation's size class is cut back to them when the class would not fit).
-  const std::uint64_t need = padded(bytes);
+  const std::uint64_t need = storage_buffer_size(bytes);
   const std::uint64_t max_binding = state.gpu.limit("maxStorageBufferBindingSize").value_or(~std::uint64_t{0});
   if (need > max_binding)
     throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) + " bytes (" +
@@ -62,7 +61,7 @@ std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>&
   buffer->bytes = bytes;
   buffer->buffer = state.cache.take_buffer(state.gpu, need, max_binding, label);
   if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
-    std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
+    std::vector<std::byte> words(copy_size(data.size()));
     std::memcpy(words.data(), data.data(), data.size());
     state.gpu.write(buffer->buffer, 0, words);
   } else if (!data.empty()) {
@@ -143,10 +142,11 @@ DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buf
 }
 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
-  runtime::check_data_size("upload", host);
+  plan::check_data_size("upload", host);
   std::lock_guard lock(runtime::state_of(*device).mutex);
   auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");
-  buffer->int_range = runtime::int_range(host);  // range checks of this tensor then need no read-back
+  buffer->int_range = plan::int_range(host);  // range checks of this tensor then need no read-back
+  buffer->int_range_dtype = host.dtype;
   return DeviceTensor(host.dtype, host.shape, std::move(buffer));
 }
 
@@ -161,7 +161,7 @@ HostTensor DeviceTensor::read() const {
   auto& state = runtime::state_of(*buffer_->device);
   std::lock_guard lock(state.mutex);
   // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
-  std::vector<std::byte> words((host.data.size() + 3) & ~std::size_t{3});
+  std::vector<std::byte> words(copy_size(host.data.size()));
   state.gpu.read(buffer_->buffer, 0, words);
   state.queued_write_bytes = 0;  // the read waited for everything queued before it
   std::memcpy(host.data.data(), words.data(), host.data.size());
@@ -189,19 +189,19 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
       if (!state->package->files.count("build/webgpu/" + pass.shader))
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
-  contract::check_templates(*state->contract,
+  plan::check_templates(*state->contract,
                             [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
                             origin);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
   const std::string prefix = state->serial_prefix();
-  // Programs are cached by this kernel's serial and what the template reads (contract::ProgramText::key).
+  // Programs are cached by this kernel's serial and what the template reads (plan::ProgramText::key).
   auto programs = [&cache, prefix](std::string key, const std::string& label,
                                    const std::function<std::string()>& render) {
     return cache.program(prefix, key, label, render)->text;
   };
-  state->planner = std::make_unique<contract::Planner>(
+  state->planner = std::make_unique<plan::Planner>(
       state->contract, runtime::state_of(*state->device).caps,
       [package_ref](const std::string& name) { return package_ref->webgpu_file(name); }, programs);
   return state;
@@ -255,21 +255,21 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
   EncodedCall call;
 
   // 1. Signature-level boundary and plan, cached by the kernel's serial and the call signature.
-  contract::CallSignature signature;
+  plan::CallSignature signature;
   for (const auto& [name, arg] : inputs) {
     // Before planning: a default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
     if (arg.device() && !tensor_buffer(*arg.device()))
       throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (default-constructed: no "
                                                                  "buffer; use an earlier call's output or DeviceTensor::upload)");
-    signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
+    signature.inputs.emplace(name, plan::TensorSignature{arg.dtype(), arg.shape()});
   }
-  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, runtime::attribute_value(value));
-  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, runtime::attribute_value(value));
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, plan::attribute_value(value));
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, plan::attribute_value(value));
   signature.outputs = outputs;
   DeviceCache& cache = state_of(*k.device).cache;
   thread_local std::string key;
   key = k.serial_prefix();
-  contract::append_signature_key(key, signature);
+  plan::append_signature_key(key, signature);
   call.cached = cache.find_plan(key, &call.programs);
   call.plan_cached = call.cached != nullptr;
   if (!call.cached) {
@@ -285,7 +285,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     call.cached = cache.insert_plan(std::move(key), std::move(planned));  // `key` is scratch: assigned anew each call
   }
   call.plan = call.cached->plan;
-  const contract::Plan& plan = *call.plan;
+  const plan::Plan& plan = *call.plan;
 
   // 2. Data-level boundary: data sizes, checked narrowing, value ranges.
   struct Staged {
@@ -300,11 +300,11 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
     // The planner refused unknown names; a plan from the cache was made for these same names.
     if (!spec) throw Error(ErrorKind::kInternal, "input '" + name + "' has no declaration, yet the call was planned");
     Staged st{spec, &arg, {}};
-    const contract::ValueRange* range = nullptr;
+    const plan::ValueRange* range = nullptr;
     for (const auto& r : plan.value_ranges)
       if (r.input == spec->name) range = &r;
     if (const HostTensor* host = arg.host()) {
-      check_data_size(name, *host);
+      plan::check_data_size(name, *host);
       if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
       else if (range) check_value_range(name, *host, *range);
     } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
@@ -317,33 +317,23 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
                pending != 0 && pending != batch) {
       throw Error(ErrorKind::kInvalidArgument, "input " + name + ": " + pending_reason(pending, batch));
     } else if (range && arg.device()->numel() > 0) {
-      // A device-resident input with a valueRange (position ids) is checked too: the kernels index caches
-      // with it, and an unchecked row would give a silently wrong answer. Its [min, max] is known from the
-      // upload (covering the whole buffer, so it bounds any view of the same dtype), or read back (a wait
-      // for the GPU) and remembered by the buffer when the view covers all of it.
+      // A device-resident input with a valueRange (position ids): its extent is known from the upload, or
+      // read back and remembered by the buffer when the view covers all of it.
       const DeviceTensor& tensor = *arg.device();
       DeviceBuffer& buffer = *tensor_buffer(tensor);
-      std::optional<IntRange> known;
+      std::optional<plan::ValueRange> known;
       {
         std::lock_guard range_lock(buffer.int_range_mutex);
-        if (buffer.int_range && buffer.int_range->dtype == tensor.dtype()) known = buffer.int_range;
+        if (buffer.int_range && buffer.int_range_dtype == tensor.dtype()) known = buffer.int_range;
       }
-      std::optional<HostTensor> values;
-      if (!known && buffer.pending_batch.load() != 0)  // an earlier call of this batch writes it
-        throw Error(ErrorKind::kInvalidArgument,
-                    "input " + name + ": an output of an earlier call of this Batch, not yet flushed, cannot be "
-                    "checked against its value range [" + std::to_string(range->min) + ", " +
-                    std::to_string(range->max) + "] before it is computed; flush() first");
-      if (!known) {
-        values = tensor.read();
-        known = int_range(*values);
-        if (tensor_bytes(tensor.dtype(), tensor.shape()) == buffer.bytes) {
-          std::lock_guard range_lock(buffer.int_range_mutex);
-          buffer.int_range = known;
-        }
-      }
-      if (!known || known->min < range->min || known->max > range->max)
-        check_value_range(name, values ? *values : tensor.read(), *range);  // names the first element out of range
+      plan::check_device_value_range(
+          name, *range, known, buffer.pending_batch.load() == 0, [&] { return tensor.read(); },
+          [&](const std::optional<plan::ValueRange>& extent) {
+            if (tensor_bytes(tensor.dtype(), tensor.shape()) != buffer.bytes) return;
+            std::lock_guard range_lock(buffer.int_range_mutex);
+            buffer.int_range = extent;
+            buffer.int_range_dtype = tensor.dtype();
+          });
     }
     staged.push_back(std::move(st));
   }

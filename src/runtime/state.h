@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "gpu/device.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "runtime/cache.h"
 #include "store/store.h"
 #include "wgk/kernel.h"
@@ -27,7 +27,7 @@ struct DeviceState {
   ~DeviceState();
 
   gpu::Device gpu;
-  contract::DeviceCaps caps;
+  plan::DeviceCaps caps;
   std::mutex mutex;
   DeviceCache cache;  ///< declared after `gpu`: emptied and destroyed first
   /// Host bytes written to the queue since the GPU was last seen idle (under `mutex`); past
@@ -43,10 +43,12 @@ struct DeviceBuffer {
   std::shared_ptr<Device> device;
   gpu::Buffer buffer;
   std::uint64_t bytes = 0;  ///< the tensor's bytes (the allocation is allocation_size(bytes), cache.h)
-  /// [min, max] of an integer tensor's elements once known: set at upload from the host data, or by the
-  /// first range check that reads the buffer back. Valid for the buffer's life: a DeviceTensor's
-  /// contents never change after the call or upload that made it (outputs always get fresh buffers).
-  std::optional<IntRange> int_range;
+  /// The extent [min, max] of an integer tensor's elements, read as `int_range_dtype`, once known: set at
+  /// upload from the host data, or by the first range check that reads the buffer back. Valid for the
+  /// buffer's life: a DeviceTensor's contents never change after the call or upload that made it
+  /// (outputs always get fresh buffers).
+  std::optional<plan::ValueRange> int_range;
+  DType int_range_dtype = DType::kUInt32;
   std::mutex int_range_mutex;
   /// 0 once the buffer's contents exist; else the serial of the unflushed Batch whose call writes it, or
   /// kNeverWritten when that batch was dropped (destroyed unflushed, or its flush failed).
@@ -63,7 +65,7 @@ struct KernelState {
   std::shared_ptr<const store::Package> package;
   std::shared_ptr<const contract::Contract> contract;
   std::shared_ptr<Device> device;
-  std::unique_ptr<contract::Planner> planner;
+  std::unique_ptr<plan::Planner> planner;
   std::uint64_t serial = 0;  ///< DeviceCache::next_serial(): the prefix of this kernel's cache keys
   std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
 };
@@ -73,7 +75,7 @@ struct KernelState {
 /// holds (an eviction meanwhile does not free them); destroy it under the device mutex.
 struct EncodedCall {
   std::shared_ptr<CachedPlan> cached;
-  std::shared_ptr<const contract::Plan> plan;  ///< cached->plan
+  std::shared_ptr<const plan::Plan> plan;  ///< cached->plan
   std::vector<std::shared_ptr<Program>> programs;  ///< per pass
   std::shared_ptr<BindGroupSet> bind_groups;
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;  ///< uploaded host inputs, alive until submitted

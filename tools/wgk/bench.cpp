@@ -23,7 +23,7 @@
 #include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "store/store.h"
 #include "wgk/error.h"
 #include "wgk/introspect.h"
@@ -54,7 +54,7 @@ Inputs upload_inputs(const std::map<std::string, HostTensor, std::less<>>& host,
       inputs.emplace(name, DeviceTensor::upload(t, device));
       continue;
     }
-    HostTensor words{DType::kUInt32, t.shape, runtime::narrow_to_u32(name, t, nullptr)};
+    HostTensor words{DType::kUInt32, t.shape, plan::narrow_to_u32(name, t, nullptr)};
     inputs.emplace(name, DeviceTensor::upload(words, device));
   }
   return inputs;
