@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare the plans of two versions of a package, call by call.
 
-Usage: scripts/plan_diff.py BEFORE_DIR AFTER_DIR [--show N]
+Usage: scripts/plan_diff.py BEFORE_DIR AFTER_DIR [--show=N]
 
 Each DIR is what `wgk validate PACKAGE --plans DIR [--device PRESET]` wrote: plans.jsonl (one line per call
 signature and capability set: the variant, and per pass the shader, dispatch, bindings with their packed
