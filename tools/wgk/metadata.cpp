@@ -1,5 +1,6 @@
 // wgk metadata <package>: writes build/webgpu/metadata.json (id, contract version, every file's
 // sha256, each variant's templates, provenance) so the store can verify the package's bytes.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -26,26 +27,39 @@ std::string read_text(const fs::path& path) {
 }
 }  // namespace
 
-/// The metadata.json text for the package folder `root` (README.md + build/webgpu/). Keeps `id`,
-/// `version` and `provenance` from an existing metadata.json; derives the rest from the files.
-std::string package_metadata(const fs::path& root) {
+std::string package_metadata(const fs::path& root, const std::map<std::string, std::string>& overlay) {
   const fs::path webgpu = root / "build" / "webgpu";
   const fs::path meta_path = webgpu / "metadata.json";
+  auto text = [&](const std::string& p) {
+    auto it = overlay.find(p);
+    return it != overlay.end() ? it->second : read_text(root / p);
+  };
   nlohmann::ordered_json old = nlohmann::ordered_json::object();
   if (fs::exists(meta_path)) old = nlohmann::ordered_json::parse(read_text(meta_path));
-  const auto contract = contract::load_contract_file((webgpu / "manifest.json").string());
+  std::vector<std::string> paths;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file()) paths.push_back(fs::relative(e.path(), root).generic_string());
+  for (const auto& [p, bytes] : overlay)
+    if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+  std::sort(paths.begin(), paths.end());
+  const std::string manifest = "build/webgpu/manifest.json";
+  const bool overlaid = overlay.count(manifest) != 0;
+  const auto contract = overlaid ? contract::load_contract(text(manifest), (webgpu / "manifest.json").string())
+                                 : contract::load_contract_file((webgpu / "manifest.json").string());
+  if (overlaid)  // load_contract_file checks the shaders on disk; here they may be about to be written too
+    for (const auto& v : contract.variants)
+      for (const auto& pass : v.passes)
+        if (std::find(paths.begin(), paths.end(), "build/webgpu/" + pass.shader) == paths.end())
+          throw Error(ErrorKind::kNotFound, (webgpu / "manifest.json").string() + ": variant " + v.id + " pass " + pass.id +
+                                                ": shader " + pass.shader + " is not in the package");
   nlohmann::ordered_json meta;
   meta["id"] = old.value("id", "webgpu-kernels/" + contract.domain + "." + contract.name);
   meta["version"] = old.value("version", 1);
   meta["contract"] = {{"domain", contract.domain}, {"name", contract.name}, {"sinceVersion", contract.since_version},
                       {"format", contract.format == contract::ManifestFormat::kLegacy ? "legacy" : "current"}};
   nlohmann::ordered_json files = nlohmann::ordered_json::object();
-  std::vector<std::string> paths;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file()) paths.push_back(fs::relative(e.path(), root).generic_string());
-  std::sort(paths.begin(), paths.end());
   for (const auto& p : paths)
-    if (p != "build/webgpu/metadata.json") files[p] = {{"sha256", store::sha256_hex(read_text(root / p))}};
+    if (p != "build/webgpu/metadata.json") files[p] = {{"sha256", store::sha256_hex(text(p))}};
   meta["files"] = files;
   nlohmann::ordered_json variants = nlohmann::ordered_json::object();
   for (const auto& v : contract.variants) {

@@ -5,8 +5,14 @@
 // type constraints allow, every tunable value any case uses (and the default), and every allowed value of
 // each constrained attribute. Fails (exit 1) when a variant is never reached, a render or compile fails, or
 // a signature passes every check but no variant serves it. Nothing in it names an op.
+// --device plans for a preset's capabilities (compiling on the adapter what it can); --plans DIR writes every
+// signature's plan (variant, shader, dispatch, bindings, uniform bytes, WGSL digest) to DIR/plans.jsonl and each
+// distinct WGSL text to DIR/wgsl/<sha256>.wgsl, so two versions of a package can be compared call by call
+// (scripts/plan_diff.py).
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -16,8 +22,10 @@
 
 #include "cases.h"
 #include "command.h"
+#include "contract_eval.h"
 #include "progress.h"
 #include "resolve.h"
+#include "store/digest.h"
 #include "store/store.h"
 #include "plan/plan.h"
 #include "plan/boundary.h"
@@ -167,6 +175,30 @@ std::string signature_text(const plan::CallSignature& call) {
   return s;
 }
 
+/// One line of --plans: the call, the capabilities and what the planner made of it.
+nlohmann::ordered_json plan_record(const std::string& caps, const plan::CallSignature& call, const plan::Plan& plan) {
+  nlohmann::ordered_json passes = nlohmann::ordered_json::array();
+  for (const auto& p : plan.passes) {
+    nlohmann::ordered_json bindings = nlohmann::ordered_json::array();
+    for (const auto& b : p.bindings) {
+      std::string bytes;
+      for (std::byte v : b.uniform) {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned>(v));
+        bytes += hex;
+      }
+      bindings.push_back({{"slot", b.slot}, {"name", b.binding->name}, {"id", b.binding->id}, {"type", b.wgsl_type}, {"uniform", bytes}});
+    }
+    passes.push_back({{"pass", p.pass->id},
+                      {"name", p.pass->name},
+                      {"shader", p.pass->shader},
+                      {"dispatch", p.workgroups},
+                      {"bindings", bindings},
+                      {"wgsl", store::sha256_hex(p.program->wgsl)}});
+  }
+  return {{"caps", caps}, {"signature", signature_text(call)}, {"variant", plan.variant->id}, {"passes", passes}};
+}
+
 }  // namespace
 
 WGK_COMMAND("validate", "Render and compile every variant of a package over a grid of call signatures on this adapter") {
@@ -174,17 +206,31 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     std::string package;
     PackageSelector pin;
     bool verbose = false;
+    std::string device;
+    std::string plans;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("package", o->package, "package folder (README.md + build/webgpu/) or id (webgpu-kernels/...)")->required();
   add_package_options(sub, o->pin, false);
   sub.add_flag("--verbose,-v", o->verbose, "print one reaching signature per variant and every failure");
+  sub.add_option("--device", o->device,
+                 "plan for these capabilities: webgpu-default | lavapipe | h200 | a limits JSON file (default: the adapter in use); "
+                 "WGSL is still compiled on the adapter where it can be");
+  sub.add_option("--plans", o->plans,
+                 "write every signature's plan to DIR/plans.jsonl and each WGSL text to DIR/wgsl/<sha256>.wgsl");
   return [o]() -> int {
     // A folder is checked against any pin given with it, like --package elsewhere.
     const Kernel kernel = resolve_package(o->package, o->pin);
     const std::shared_ptr<const contract::Contract> contract = introspect::contract(kernel);
     const contract::Contract& c = *contract;
-    const plan::DeviceCaps& adapter = introspect::caps(*kernel.device());
+    const plan::DeviceCaps adapter = o->device.empty() ? introspect::caps(*kernel.device()) : parse_device(o->device);
+    const bool adapter_f16 = introspect::caps(*kernel.device()).shader_f16;
+    std::ofstream plans;
+    if (!o->plans.empty()) {
+      fs::create_directories(fs::path(o->plans) / "wgsl");
+      plans.open(fs::path(o->plans) / "plans.jsonl", std::ios::binary);
+      if (!plans) throw Error(ErrorKind::kIo, "--plans: cannot write " + (fs::path(o->plans) / "plans.jsonl").string());
+    }
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     std::vector<plan::CallSignature> case_signatures;
@@ -217,8 +263,9 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
       std::string name;
       plan::DeviceCaps caps;
     };
-    const std::vector<Caps> all_caps = {{"adapter", adapter},
-                                        {adapter.shader_f16 ? "adapter without shader-f16" : "adapter with shader-f16", flipped}};
+    const std::string base = o->device.empty() ? "adapter" : o->device;
+    const std::vector<Caps> all_caps = {{base, adapter},
+                                        {base + (adapter.shader_f16 ? " without shader-f16" : " with shader-f16"), flipped}};
 
     std::map<std::string, VariantReport> reports;
     for (const auto& v : c.variants) reports[v.id];
@@ -259,12 +306,19 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
           report.failures.push_back("render " + signature_text(*call) + ": " + e.what());
           continue;
         }
+        if (plans.is_open()) {
+          plans << plan_record(caps.name, *call, *plan).dump() << "\n";
+          for (const auto& planned : plan->passes) {
+            const fs::path file = fs::path(o->plans) / "wgsl" / (store::sha256_hex(planned.program->wgsl) + ".wgsl");
+            if (!fs::exists(file)) std::ofstream(file, std::ios::binary) << planned.program->wgsl;
+          }
+        }
         for (const auto& planned : plan->passes) {
           const std::string& wgsl = planned.program->wgsl;
           const auto& pass = planned;
           if (compiled_texts.count(wgsl)) continue;
           ++report.wgsl_texts;
-          if (!adapter.shader_f16 && wgsl.find("enable f16;") != std::string::npos) {
+          if (!adapter_f16 && wgsl.find("enable f16;") != std::string::npos) {
             ++report.capability;
             compiled_texts[wgsl] = true;
             continue;
