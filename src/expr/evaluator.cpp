@@ -3,6 +3,8 @@
 // unrelated types are errors) and Jinja2's Undefined (only `is defined` and truthiness may use it).
 #include "expr/evaluator.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -734,6 +736,41 @@ std::string explain_node(const Node& n, Evaluator& ev, const Scope& scope, const
   try {
     if ((n.kind == NodeKind::kOr || n.kind == NodeKind::kCompare) && !ev.eval(n).truthy()) {
       if (std::string membership = explain_membership(n, ev); !membership.empty()) return membership;
+    }
+    if (n.kind == NodeKind::kOr && !ev.eval(n).truthy()) {
+      // Every disjunct is false: the operands of each, once (a derive explained by its own expression), not
+      // the nested `a or b` texts.
+      std::vector<const Node*> terms;
+      or_terms(n, terms);
+      std::vector<std::string> parts;
+      for (const Node* t : terms) {
+        if (t->kind == NodeKind::kName && resolve && depth < 16) {
+          if (const Expression* e = resolve(t->name)) {
+            parts.push_back(t->name + ": " + e->explain(scope, [&](std::string_view name) { return resolve(name); }));
+            continue;
+          }
+        }
+        switch (t->kind) {
+          case NodeKind::kCompare:
+          case NodeKind::kCall:
+          case NodeKind::kTest:
+          case NodeKind::kNot:
+          case NodeKind::kBinary:
+          case NodeKind::kFilter:
+            for (const auto& k : t->kids) operand(parts, ev, *k);
+            break;
+          default:
+            operand(parts, ev, *t);
+        }
+      }
+      std::string out = text + " is false";
+      std::vector<std::string> seen;
+      for (const auto& p : parts) {
+        if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+        out += (seen.empty() ? ": " : ", ") + p;
+        seen.push_back(p);
+      }
+      return out;
     }
     switch (n.kind) {
       case NodeKind::kAnd: {

@@ -228,11 +228,11 @@ TEST(Expression, ExplainStatesAMembershipTestOnce) {
   // Inside a conjunction, the failing membership test alone.
   auto both = Expression::parse("tunables.MODE == \"x\" and tunables.WORKGROUP_SIZE in [1, 2]", "t");
   EXPECT_EQ(both.explain(scope), "tunables.WORKGROUP_SIZE = 3, not one of 1, 2");
-  // Not a membership test (two operands): explained as before.
-  auto mixed = Expression::parse("tunables.WORKGROUP_SIZE == 1 or tunables.MODE == \"a\"", "t");
+  // Not a membership test (two operands): the operands of every disjunct, once, not the disjuncts restated.
+  auto mixed = Expression::parse("tunables.WORKGROUP_SIZE == 1 or tunables.MODE == \"a\" or tunables.MODE == \"b\"", "t");
   EXPECT_EQ(mixed.explain(scope),
-            "tunables.WORKGROUP_SIZE == 1 or tunables.MODE == \"a\" is false: tunables.WORKGROUP_SIZE == 1 = False, "
-            "tunables.MODE == \"a\" = False");
+            "tunables.WORKGROUP_SIZE == 1 or tunables.MODE == \"a\" or tunables.MODE == \"b\" is false: "
+            "tunables.WORKGROUP_SIZE = 3, tunables.MODE = 'x'");
 }
 
 TEST(Expression, ExplainNamesTheFirstFailingConjunctWithOperands) {
