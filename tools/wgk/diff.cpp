@@ -74,11 +74,12 @@ nlohmann::json typed_attrs_json(const Attributes& attrs) {
 }
 
 // The dtype of each output: the type its constraint variable binds in this call (from an input of the same
-// variable), else the case dtype.
+// variable), else the one type its constraint allows (ORT's U = float32 for inv_std_var), else the case dtype.
 std::map<std::string, DType> output_dtypes(const contract::Contract& contract, const DiffCase& d) {
   std::map<std::string, DType> out;
   for (const auto& o : contract.outputs) {
     DType t = d.c.dtype;
+    if (const auto* tc = contract.find_type_constraint(o.dtype); tc && tc->allowed.size() == 1) t = tc->allowed.front();
     for (const auto& in : contract.inputs)
       if (in.dtype == o.dtype && d.c.inputs.count(in.name)) t = d.c.inputs.at(in.name).dtype;
     out[o.name] = t;

@@ -114,9 +114,6 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                 << (it != full.end() && !attrs.count(a.name) ? " (default)" : "");
     }
     std::cout << (contract.attributes.empty() ? " none\n" : "\n");
-    std::cout << "outputs:";  // the required ones and those --output asked for
-    for (const auto& [name, t] : results) std::cout << " " << name << " " << dtype_name(t.dtype) << shape_string(t.shape);
-    std::cout << "\n";
 
     // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
     {
@@ -140,6 +137,9 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       for (const auto& [name, v] : tunables) std::cout << " " << name << "=" << attribute_text(v);
       std::cout << "\n";
     }
+    std::cout << "outputs:";  // the required ones and those --output asked for
+    for (const auto& [name, t] : results) std::cout << " " << name << " " << dtype_name(t.dtype) << shape_string(t.shape);
+    std::cout << "\n";
     std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back)";
     if (o->repeat > 0) {
       t0 = clock::now();
