@@ -390,8 +390,10 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
     for (const auto& [domain, t] : tallies) {
       failed += t.failed;
       std::cout << domain << ": " << t.passed << " passed, " << t.failed << " failed\n";
+      std::size_t width = 26;  // the longest label ("float16 gpu-vs-reference inputSkipBiasSum") and a space
+      for (const auto& [what, w] : t.worst) width = std::max(width, what.size() + 1);
       for (const auto& [what, w] : t.worst)
-        std::cout << "  worst " << std::left << std::setw(26) << what << std::right << std::setprecision(3) << std::scientific
+        std::cout << "  worst " << std::left << std::setw(static_cast<int>(width)) << what << std::right << std::setprecision(3) << std::scientific
                   << w.abs << std::defaultfloat << "  (" << w.where << ")\n";
       std::cout << "  variants:";
       for (const auto& [v, n] : t.variants) std::cout << " " << v << "=" << n;
