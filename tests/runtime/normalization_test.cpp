@@ -223,8 +223,8 @@ TEST(RmsNormalization, BadInputCatalog) {
   } catch (const Error& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("WORKGROUP_SIZE must be a power of two"), std::string::npos) << m;
-    EXPECT_NE(m.find("tunables.WORKGROUP_SIZE = 48, not one of 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024"),
-              std::string::npos) << m;
+    EXPECT_NE(m.find("tunables.WORKGROUP_SIZE = 48, not one of "), std::string::npos) << m;
+    EXPECT_NE(m.find("128, 256, 512, 1024"), std::string::npos) << m;
     EXPECT_LT(m.size(), 500u) << m;
   }
   expect_error([&] { rms_kernel()({{"x", x}, {"scale", s8}}, {}, {"invStdVar"}); },
