@@ -3,6 +3,8 @@
 // unrelated types are errors) and Jinja2's Undefined (only `is defined` and truthiness may use it).
 #include "expr/evaluator.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -693,9 +695,83 @@ void operand(std::vector<std::string>& out, Evaluator& ev, const Node& n) {
   out.push_back(std::string(ev.text(n)) + " = " + value);
 }
 
+void or_terms(const Node& n, std::vector<const Node*>& out) {
+  if (n.kind == NodeKind::kOr) {
+    for (const auto& k : n.kids) or_terms(*k, out);
+  } else {
+    out.push_back(&n);
+  }
+}
+
+// A falsy membership test, `x == a or x == b or ...` (one operand against literals) or `x in [a, b, ...]`,
+// explained without restating the chain: "x = 3, not one of 1, 2, 4". Empty when `n` is neither.
+std::string explain_membership(const Node& n, Evaluator& ev) {
+  const Node* operand_node = nullptr;
+  std::vector<std::string> allowed;
+  if (n.kind == NodeKind::kCompare && n.ops.size() == 1 && n.ops[0] == Op::kIn) {
+    operand_node = n.kids[0].get();
+    const Value list = ev.eval(*n.kids[1]);
+    if (!list.is_list()) return "";
+    for (const Value& v : list.as_list()) allowed.push_back(short_repr(v));
+  } else if (n.kind == NodeKind::kOr) {
+    std::vector<const Node*> terms;
+    or_terms(n, terms);
+    for (const Node* t : terms) {
+      if (t->kind != NodeKind::kCompare || t->ops.size() != 1 || t->ops[0] != Op::kEq ||
+          t->kids[1]->kind != NodeKind::kLiteral)
+        return "";
+      if (operand_node && ev.text(*operand_node) != ev.text(*t->kids[0])) return "";
+      operand_node = t->kids[0].get();
+      allowed.push_back(short_repr(t->kids[1]->literal));
+    }
+  }
+  if (!operand_node || allowed.empty()) return "";
+  std::string out = std::string(ev.text(*operand_node)) + " = " + short_repr(ev.eval(*operand_node)) + ", not one of ";
+  for (std::size_t i = 0; i < allowed.size(); ++i) out += (i ? ", " : "") + allowed[i];
+  return out;
+}
+
 std::string explain_node(const Node& n, Evaluator& ev, const Scope& scope, const Resolver& resolve, int depth) {
   std::string text(ev.text(n));
   try {
+    if ((n.kind == NodeKind::kOr || n.kind == NodeKind::kCompare) && !ev.eval(n).truthy()) {
+      if (std::string membership = explain_membership(n, ev); !membership.empty()) return membership;
+    }
+    if (n.kind == NodeKind::kOr && !ev.eval(n).truthy()) {
+      // Every disjunct is false: the operands of each, once (a derive explained by its own expression), not
+      // the nested `a or b` texts.
+      std::vector<const Node*> terms;
+      or_terms(n, terms);
+      std::vector<std::string> parts;
+      for (const Node* t : terms) {
+        if (t->kind == NodeKind::kName && resolve && depth < 16) {
+          if (const Expression* e = resolve(t->name)) {
+            parts.push_back(t->name + ": " + e->explain(scope, [&](std::string_view name) { return resolve(name); }));
+            continue;
+          }
+        }
+        switch (t->kind) {
+          case NodeKind::kCompare:
+          case NodeKind::kCall:
+          case NodeKind::kTest:
+          case NodeKind::kNot:
+          case NodeKind::kBinary:
+          case NodeKind::kFilter:
+            for (const auto& k : t->kids) operand(parts, ev, *k);
+            break;
+          default:
+            operand(parts, ev, *t);
+        }
+      }
+      std::string out = text + " is false";
+      std::vector<std::string> seen;
+      for (const auto& p : parts) {
+        if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+        out += (seen.empty() ? ": " : ", ") + p;
+        seen.push_back(p);
+      }
+      return out;
+    }
     switch (n.kind) {
       case NodeKind::kAnd: {
         if (!ev.eval(*n.kids[0]).truthy()) return explain_node(*n.kids[0], ev, scope, resolve, depth);

@@ -96,7 +96,9 @@ class Expression {
   /// `x if c else y`) to the first failing conjunct and prints its source text with the evaluated
   /// operands, e.g. "dim(shapes.x, 2) % attrs.num_heads == 0 is false: dim(shapes.x, 2) % attrs.num_heads = 2".
   /// A bare name that `resolve` maps to another expression (a derive) is explained recursively, its
-  /// name leading ("rank3PosContract: ranks.cos == 2 is false: ranks.cos = 3"). An evaluation error
+  /// name leading ("rank3PosContract: ranks.cos == 2 is false: ranks.cos = 3"). A membership test,
+  /// `x == a or x == b or ...` against literals or `x in [a, b]`, states the value and the allowed values
+  /// once ("tunables.WORKGROUP_SIZE = 3, not one of 1, 2, 4"). An evaluation error
   /// inside is reported as the reason instead of thrown.
   std::string explain(const Scope& scope,
                       const std::function<const Expression*(std::string_view)>& resolve = {}) const;

@@ -40,7 +40,9 @@ struct OnnxNode {
   std::string domain;                ///< "" (the default domain, ai.onnx) or "com.microsoft"
   int opset = 0;                     ///< opset version imported for `domain` (23; com.microsoft: 1)
   std::vector<std::string> inputs;   ///< contract input names in the node's input order
-  std::vector<std::string> outputs;  ///< contract output names in the node's output order
+  /// Contract output names in the node's output order; "" at the position of an ONNX output the contract
+  /// does not have (SkipSimplifiedLayerNormalization's `mean`): left unnamed in the node and not compared.
+  std::vector<std::string> outputs;
 };
 
 /// One random call inside both the package's contract and ONNX Runtime's kernel.

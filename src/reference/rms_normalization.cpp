@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "reference/rounding.h"
 #include "wgk/error.h"
 
 namespace wgk::reference {
@@ -67,6 +68,27 @@ RmsNormalizationOutputs rms_normalization(const HostTensor& x, const HostTensor&
       }
     }
     scale_of[static_cast<std::size_t>(j)] = index;
+  }
+  if (a.stash_type != 1 && a.stash_type != 10 && a.stash_type != 11 && a.stash_type != 16)
+    invalid("stash_type " + std::to_string(a.stash_type) +
+            " is not 1 (float32), 10 (float16), 11 (double) or 16 (bfloat16), the types the function body admits");
+  if (a.stash_type == 10 || a.stash_type == 16) {
+    // Stage one in the stash type U, each step rounded to it (the function body: Cast, Mul, ReduceMean, Add,
+    // Sqrt, Div), then Cast to T (exact: U is no wider than T here, or the caller's rounding to T) times scale.
+    const auto u = [&](double v) { return round_to_onnx_type(v, a.stash_type); };
+    const double epsilon = u(static_cast<float>(a.epsilon));  // the FLOAT attribute, cast to U
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double v = u(x.element(r * n + j));
+        sum += u(v * v);
+      }
+      const double rms = u(std::sqrt(u(u(sum / static_cast<double>(n)) + epsilon)));
+      for (std::int64_t j = 0; j < n; ++j)
+        out.y[static_cast<std::size_t>(r * n + j)] =
+            u(u(x.element(r * n + j)) / rms) * scale.element(scale_of[static_cast<std::size_t>(j)]);
+    }
+    return out;
   }
   for (std::int64_t r = 0; r < rows; ++r) {
     double sum = 0;

@@ -1,5 +1,6 @@
 #include "reference/rounding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -37,6 +38,26 @@ std::uint16_t double_to_half(double value) {
     }
   }
   return sign | best;
+}
+
+double round_to_onnx_type(double value, std::int64_t type) {
+  switch (type) {
+    case 1: return static_cast<double>(static_cast<float>(value));
+    case 10: return half_to_float(double_to_half(value));
+    case 11: return value;
+    case 16: {
+      if (!std::isfinite(value) || value == 0) return value;
+      int exponent = 0;
+      std::frexp(value, &exponent);  // |value| in [2^(exponent-1), 2^exponent)
+      // 8 significant bits; below 2^-126 the subnormal step 2^-133.
+      const double step = std::ldexp(1.0, std::max(exponent, -125) - 8);
+      const double rounded = std::nearbyint(value / step) * step;  // the default rounding mode: ties to even
+      return std::fabs(rounded) >= std::ldexp(1.0, 128) ? std::copysign(INFINITY, value) : rounded;
+    }
+    default:
+      throw Error(ErrorKind::kInvalidArgument, "round_to_onnx_type: type " + std::to_string(type) +
+                                                   " is not 1 (float32), 10 (float16), 11 (double) or 16 (bfloat16)");
+  }
 }
 
 HostTensor round_to_tensor(std::span<const double> values, DType dtype, Shape shape) {

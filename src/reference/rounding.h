@@ -15,6 +15,12 @@ std::vector<double> to_doubles(const HostTensor& t);
 /// |value| >= 65520 gives +-Inf; NaN gives a quiet NaN with value's sign.
 std::uint16_t double_to_half(double value);
 
+/// `value` rounded once to ONNX TensorProto floating type `type` (round to nearest, ties to even; past the
+/// largest finite value: +-Inf): 1 float32, 10 float16, 11 double (unchanged), 16 bfloat16 (8 significant bits,
+/// float32's exponent range). The stash types of RMSNormalization-23's function body. Throws wgk::Error
+/// (kInvalidArgument) for another type.
+double round_to_onnx_type(double value, std::int64_t type);
+
 /// Rounds `values` once to `dtype` (float32 or float16) into a tensor of `shape`. Throws wgk::Error
 /// (kInvalidArgument) when values.size() != numel(shape) or dtype is not a float type.
 HostTensor round_to_tensor(std::span<const double> values, DType dtype, Shape shape);

@@ -214,6 +214,27 @@ TEST(Expression, NamesAndMemberPathsInOrderOfAppearance) {
             (std::vector<std::string>{"device", "limits", "maxComputeWorkgroupsPerDimension"}));
 }
 
+TEST(Expression, ExplainStatesAMembershipTestOnce) {
+  // A tunable outside its allowed values: the operand's value and the values, not the chain restated
+  // (the WORKGROUP_SIZE check of the normalization packages was 1,039 characters before).
+  ObjectScope scope(Object{{"tunables", Object{{"WORKGROUP_SIZE", 3}, {"MODE", "x"}}}});
+  auto chain = Expression::parse(
+      "tunables.WORKGROUP_SIZE == 1 or tunables.WORKGROUP_SIZE == 2 or tunables.WORKGROUP_SIZE == 4", "t");
+  EXPECT_EQ(chain.explain(scope), "tunables.WORKGROUP_SIZE = 3, not one of 1, 2, 4");
+  auto in = Expression::parse("tunables.WORKGROUP_SIZE in [1, 2, 4, 8]", "t");
+  EXPECT_EQ(in.explain(scope), "tunables.WORKGROUP_SIZE = 3, not one of 1, 2, 4, 8");
+  auto strings = Expression::parse("tunables.MODE == \"a\" or tunables.MODE == \"b\"", "t");
+  EXPECT_EQ(strings.explain(scope), "tunables.MODE = 'x', not one of 'a', 'b'");
+  // Inside a conjunction, the failing membership test alone.
+  auto both = Expression::parse("tunables.MODE == \"x\" and tunables.WORKGROUP_SIZE in [1, 2]", "t");
+  EXPECT_EQ(both.explain(scope), "tunables.WORKGROUP_SIZE = 3, not one of 1, 2");
+  // Not a membership test (two operands): the operands of every disjunct, once, not the disjuncts restated.
+  auto mixed = Expression::parse("tunables.WORKGROUP_SIZE == 1 or tunables.MODE == \"a\" or tunables.MODE == \"b\"", "t");
+  EXPECT_EQ(mixed.explain(scope),
+            "tunables.WORKGROUP_SIZE == 1 or tunables.MODE == \"a\" or tunables.MODE == \"b\" is false: "
+            "tunables.WORKGROUP_SIZE = 3, tunables.MODE = 'x'");
+}
+
 TEST(Expression, ExplainNamesTheFirstFailingConjunctWithOperands) {
   // x = (2, 4, 3, 8) read as rank 3 hidden size 3 with num_heads 2: 3 % 2 = 1.
   ObjectScope scope(Object{{"shapes", Object{{"x", List{2, 4, 3}}}}, {"attrs", Object{{"num_heads", 2}}},

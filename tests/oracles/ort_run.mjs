@@ -7,7 +7,8 @@
 //   {"cases": [{"name": "...", "op_type": "RotaryEmbedding", "domain": "" | "com.microsoft", "opset": 23,
 //               "attributes": {"interleaved": {"type": "INT", "value": 0}, ...}   (INT, FLOAT, STRING, INTS, FLOATS, STRINGS: value a list; absent = default)
 //               "inputs": [{"name": "X", "path": "x.npy"}, {"name": ""}, ...]     (node order; "" = omitted)
-//               "outputs": [{"name": "Y", "path": "y.npy", "dtype": "float32"}, ...]}]}
+//               "outputs": [{"name": "Y", "path": "y.npy", "dtype": "float32"}, {"name": ""}, ...]}]}
+//                                                                  (node order; "" = an output not asked for)
 // Input element types come from the .npy files. Writes each output as .npy (ORT's dtype) and
 // MANIFEST.results.json:
 //   {"ort": "1.30.0", "results": {"<name>": {"ok": true} | {"ok": false, "error": "..."}}}
@@ -78,11 +79,13 @@ function buildModel(c, feeds) {
   const graphInputs = [];
   const nodeInputs = c.inputs.map((i) => i.name);
   while (nodeInputs.length && nodeInputs[nodeInputs.length - 1] === '') nodeInputs.pop();  // trailing omitted
+  const nodeOutputs = c.outputs.map((o) => o.name);
+  while (nodeOutputs.length && nodeOutputs[nodeOutputs.length - 1] === '') nodeOutputs.pop();
   for (const i of c.inputs)
     if (i.name) graphInputs.push(valueInfo(i.name, ELEM[feeds[i.name].type], feeds[i.name].dims.length, i.name));
   const node = [
     ...nodeInputs.flatMap((n) => str(1, n)),
-    ...c.outputs.flatMap((o) => str(2, o.name)),
+    ...nodeOutputs.flatMap((n) => str(2, n)),
     ...str(3, 'node'),
     ...str(4, c.op_type),
     ...Object.entries(c.attributes ?? {}).flatMap(([k, v]) => bytes(5, attribute(k, v))),
@@ -92,7 +95,7 @@ function buildModel(c, feeds) {
     ...bytes(1, node),
     ...str(2, 'one_node'),
     ...graphInputs.flatMap((vi) => bytes(11, vi)),
-    ...c.outputs.flatMap((o) => bytes(12, valueInfo(o.name, ELEM[o.dtype], null, o.name))),
+    ...c.outputs.filter((o) => o.name).flatMap((o) => bytes(12, valueInfo(o.name, ELEM[o.dtype], null, o.name))),
   ];
   // OperatorSetIdProto: domain(1), version(2). The default domain at opset 23, plus the node's own domain.
   const opsets = [bytes(8, [...str(1, ''), ...int(2, c.domain ? 23 : c.opset)])];
@@ -158,14 +161,14 @@ async function main() {
       const feeds = {};
       for (const i of c.inputs) if (i.name) feeds[i.name] = readNpy(i.path);
       const signature = c.inputs.map((i) => (i.name ? [i.name, feeds[i.name].type, feeds[i.name].dims.length] : ''));
-      const cacheKey = JSON.stringify([c.op_type, c.domain, c.opset, c.attributes ?? {}, signature, c.outputs.map((o) => o.dtype)]);
+      const cacheKey = JSON.stringify([c.op_type, c.domain, c.opset, c.attributes ?? {}, signature, c.outputs.map((o) => [o.name, o.dtype])]);
       let session = sessions.get(cacheKey);
       if (!session) {
         session = await ort.InferenceSession.create(buildModel(c, feeds), options);
         sessions.set(cacheKey, session);
       }
       const out = await session.run(feeds);
-      for (const o of c.outputs) {
+      for (const o of c.outputs.filter((o) => o.name)) {
         const t = out[o.name];
         if (perturb) t.data[0] = t.type === 'float16' ? t.data[0] ^ 0x4000 : t.data[0] + 0.25;
         writeNpy(o.path, t);

@@ -64,6 +64,23 @@ TEST(RmsNormalizationReference, AxisMinusTwoWithAnInnerBroadcastScaleByHand) {
   expect_near_all(out.y, {10 / r, 20 / r, 300 / r, 400 / r}, 1e-12);
 }
 
+TEST(RmsNormalizationReference, StashTypesRoundStageOne) {
+  // The values derived in tests/runtime/normalization_test.cpp (StashTypesRoundStageOneAsTheFunctionBody):
+  // x = (3, 4), epsilon 1e-5, scale 1: float16 stage one (0.8486328125, 1.1318359375), bfloat16
+  // (0.84765625, 1.1328125); double (11) is exact: (3, 4) / sqrt(12.50001).
+  RmsNormalizationAttributes a;
+  a.stash_type = 10;
+  EXPECT_EQ(rms_normalization(f32({1, 2}, {3, 4}), f32({1}, {1}), a).y, (std::vector<double>{0.8486328125, 1.1318359375}));
+  a.stash_type = 16;
+  EXPECT_EQ(rms_normalization(f32({1, 2}, {3, 4}), f32({1}, {1}), a).y, (std::vector<double>{0.84765625, 1.1328125}));
+  a.stash_type = 11;
+  expect_near_all(rms_normalization(f32({1, 2}, {3, 4}), f32({1}, {1}), a).y,
+                  {3 / std::sqrt(12.5 + static_cast<double>(1e-5)), 4 / std::sqrt(12.5 + static_cast<double>(1e-5))}, 1e-12);
+  a.stash_type = 2;
+  expect_has(error_of([&] { rms_normalization(f32({1, 2}, {3, 4}), f32({1}, {1}), a); }),
+             {"stash_type 2", "1 (float32), 10 (float16), 11 (double) or 16 (bfloat16)"});
+}
+
 TEST(RmsNormalizationReference, RefusesWhatTheSpecForbids) {
   RmsNormalizationAttributes a;
   a.axis = 2;

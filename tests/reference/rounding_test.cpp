@@ -35,6 +35,22 @@ TEST(Rounding, DoubleToHalfRoundsOnceNotThroughFloat32) {
   EXPECT_EQ(double_to_half(v), 0x3c01);
 }
 
+TEST(Rounding, RoundToOnnxTypeHandValues) {
+  // float16 (10): 1/3 -> 1365 * 2^-12 (0x3555); 65520 ties to Inf. bfloat16 (16), 8 significant bits:
+  // 1/3 = 1.0101010...b * 2^-2 -> 1.0101011b * 2^-2 = 171 * 2^-9 (the bits past the 8th, 0101..., > half);
+  // 3.5355339 -> 226 * 2^-6 = 3.53125; 1 + 2^-8 is a tie between 1 and 1 + 2^-7: to even, 1;
+  // (2 - 2^-8) * 2^127 ties up to 2^128: Inf. float32 (1): 1/3 as float. double (11): unchanged.
+  EXPECT_EQ(round_to_onnx_type(1.0 / 3.0, 10), 1365 * std::ldexp(1.0, -12));
+  EXPECT_EQ(round_to_onnx_type(65520.0, 10), INFINITY);
+  EXPECT_EQ(round_to_onnx_type(1.0 / 3.0, 16), 171 * std::ldexp(1.0, -9));
+  EXPECT_EQ(round_to_onnx_type(3.5355339, 16), 3.53125);
+  EXPECT_EQ(round_to_onnx_type(1.0 + std::ldexp(1.0, -8), 16), 1.0);
+  EXPECT_EQ(round_to_onnx_type(-(2 - std::ldexp(1.0, -8)) * std::ldexp(1.0, 127), 16), -INFINITY);
+  EXPECT_EQ(round_to_onnx_type(1.0 / 3.0, 1), static_cast<double>(1.0f / 3.0f));
+  EXPECT_EQ(round_to_onnx_type(1.0 / 3.0, 11), 1.0 / 3.0);
+  EXPECT_THROW(round_to_onnx_type(1.0, 2), Error);
+}
+
 TEST(Rounding, RoundToTensorFloat32AndFloat16) {
   const std::vector<double> values = {1.0 / 3.0, -0.1};
   const HostTensor f = round_to_tensor(values, DType::kFloat32, {2});

@@ -150,7 +150,7 @@ TEST(BadInputRank, OnnxThreeDCachesWithPositionIds) {
   Call c = onnx_rank4();
   c.cos = f32({1, 3, 4});
   c.sin = f32({1, 3, 4});
-  expect_error([&] { run(onnx_kernel(), c); }, {"position_ids", "2-D", "ranks.cos == 2 = False", "cos: float32[1, 3, 4]"});
+  expect_error([&] { run(onnx_kernel(), c); }, {"position_ids", "2-D", "ranks.cos = 3", "cos: float32[1, 3, 4]"});
 }
 
 TEST(BadInputRank, MsPositionIdsRank3) {
@@ -418,7 +418,7 @@ TEST(BadInputInputs, MsMissingPositionIds) {
 TEST(BadInputInputs, OnnxNoPositionIdsWithTwoDCaches) {
   Call c = onnx_rank4();
   c.pos.reset();
-  expect_error([&] { run(onnx_kernel(), c); }, {"without position_ids", "3-D", "ranks.cos == 3 = False", "cos: float32[4, 4]"});
+  expect_error([&] { run(onnx_kernel(), c); }, {"without position_ids", "3-D", "ranks.cos = 2", "cos: float32[4, 4]"});
 }
 
 TEST(BadInputInputs, DataShorterThanShape) {

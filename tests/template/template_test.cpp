@@ -216,6 +216,9 @@ Object kernel_context(int rank, bool positions, bool interleaved, const char* T,
   c["fvector"] = "vec4<f32>";
   c["words"] = "u32";
   c["present"] = Object{{"bias", positions}, {"invStdVar", interleaved}, {"inputSkipBiasSum", !interleaved}};
+  // rms-normalization-general.wgsl.jinja: packed or native storage, each stash type across the grid.
+  c["packed"] = interleaved;
+  c["stashType"] = rank == 3 ? (positions ? 10 : 1) : (positions ? 16 : 1);
   return c;
 }
 

@@ -1,5 +1,6 @@
 #include "cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -206,6 +207,24 @@ std::optional<reference::Results> reference_outputs(const contract::Contract& co
   return op->reference(by_contract_names(contract, inputs), with_defaults(contract, attrs), outputs);
 }
 
+OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,
+                         const std::string& where) {
+  OutputNames out;
+  for (const auto& name : names) {
+    const contract::Output* o = contract.find_output(name);
+    if (!o) {
+      std::string declared;
+      for (const auto& d : contract.outputs)
+        declared += (declared.empty() ? "" : ", ") + d.name + (!d.onnx_name.empty() && d.onnx_name != d.name ? " (" + d.onnx_name + ")" : "") +
+                    (d.optional ? " [optional]" : "");
+      throw Error(ErrorKind::kInvalidArgument, where + " " + name + ": " + contract.domain + "." + contract.name +
+                                                   " has no output of that name; its outputs: " + declared);
+    }
+    if (std::find(out.begin(), out.end(), o->name) == out.end()) out.push_back(o->name);
+  }
+  return out;
+}
+
 std::vector<OutputComparison> compare_outputs(const Tensors& actual, const reference::Results& expected,
                                               const std::function<reference::Tolerance(const std::string&)>& tolerance,
                                               std::string* problems) {
@@ -337,7 +356,18 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
         if (numel(shape) != static_cast<std::int64_t>(values.size()))
           bad(where + ".expected." + k, std::to_string(values.size()) + " values for shape " + shape_string(shape));
         c.expected[k] = {shape, std::move(values)};
+        c.outputs.push_back(k);
       }
+    }
+  }
+  // The outputs to ask for, each compared with the CPU reference (an optional one is produced only when
+  // asked); with `expected` its names are the outputs asked for.
+  if (entry.contains("outputs")) {
+    if (entry.contains("expected")) bad(where, "give `outputs` or `expected`, not both: `expected` names the outputs asked for");
+    if (!entry["outputs"].is_array()) bad(where + ".outputs", "must be a list of output names");
+    for (const auto& n : entry["outputs"]) {
+      if (!n.is_string()) bad(where + ".outputs", "must be a list of output names, got " + n.dump());
+      c.outputs.push_back(n.get<std::string>());
     }
   }
   return c;
@@ -368,6 +398,7 @@ Case case_from_folder(const std::filesystem::path& folder) {
   for (const auto& [name, file] : j["expected"].items()) {
     const HostTensor t = io::read_npy(folder / file.get<std::string>());
     c.expected[name] = {t.shape, reference::to_doubles(t)};
+    c.outputs.push_back(name);  // a case asks for exactly the outputs it expects
   }
   // Without the case's own tolerance: the RotaryEmbedding cases of ../shared/cases, float32 from ONNX / ONNX
   // Runtime; ours rotate in f32 with one rounding on store. |a*c - b*s| with |a|,|b|,|c|,|s| <= ~1 (values
@@ -408,8 +439,14 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   for (const auto& [name, tensor] : c.inputs) inputs.emplace(name, tensor);
   CallInfo info;
   Outputs outputs;
+  const auto& contract = *introspect::contract(kernel);
+  // The outputs asked for and the expected ones by the contract's names (a case may use ONNX names).
+  OutputNames asked;
+  reference::Results expected;
   try {
-    outputs = kernel.call(inputs, c.attrs, c.tunables, &info);
+    asked = output_names(contract, c.outputs, "output");
+    for (const auto& [name, values] : c.expected) expected[output_names(contract, {name}, "expected output").front()] = values;
+    outputs = kernel.call(inputs, c.attrs, c.tunables, &info, asked);
     r.variant = info.variant;
   } catch (const Error& e) {
     if (!c.expected_error.empty() && std::string(e.what()).find(c.expected_error) != std::string::npos) {
@@ -424,22 +461,18 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     r.message = "expected an error containing \"" + c.expected_error + "\", but the call succeeded (variant " + r.variant + ")";
     return r;
   }
-  const auto& contract = *introspect::contract(kernel);
   Tensors actual;
   for (const auto& [name, t] : outputs) actual[name] = t.read();
   std::string problems;
-  for (const auto& [name, shape] : c.output_shapes)
-    if (auto it = actual.find(name); it != actual.end() && it->second.shape != shape)
-      problems += (problems.empty() ? "" : "; ") + ("output " + name + " has shape " + shape_string(it->second.shape) +
+  for (const auto& [given, shape] : c.output_shapes)
+    if (auto it = actual.find(output_names(contract, {given}, "output_shapes").front()); it != actual.end() && it->second.shape != shape)
+      problems += (problems.empty() ? "" : "; ") + ("output " + given + " has shape " + shape_string(it->second.shape) +
                                                      ", the case states " + shape_string(shape));
-  for (const auto& [name, dtype] : c.output_dtypes)
-    if (auto it = actual.find(name); it != actual.end() && it->second.dtype != dtype)
-      problems += (problems.empty() ? "" : "; ") + ("output " + name + " is " + std::string(dtype_name(it->second.dtype)) +
+  for (const auto& [given, dtype] : c.output_dtypes)
+    if (auto it = actual.find(output_names(contract, {given}, "output_dtypes").front()); it != actual.end() && it->second.dtype != dtype)
+      problems += (problems.empty() ? "" : "; ") + ("output " + given + " is " + std::string(dtype_name(it->second.dtype)) +
                                                      ", the case states " + std::string(dtype_name(dtype)));
-  reference::Results expected;
-  if (!c.expected.empty()) {
-    expected = c.expected;
-  } else {
+  if (expected.empty()) {
     std::vector<std::string> names;
     for (const auto& [name, t] : actual) names.push_back(name);
     auto ref = reference_outputs(contract, c.inputs, c.attrs, names);
@@ -481,6 +514,7 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, plan::TensorSignature{t.dtype, t.shape});
     for (const auto& [name, v] : c.attrs) sig.attrs.emplace(name, value(v));
     for (const auto& [name, v] : c.tunables) sig.tunables.emplace(name, value(v));
+    sig.outputs = asked;
     const plan::Selection chosen = planner.select(sig);
     const std::string got = chosen.variant ? chosen.variant->id : "none (" + chosen.failure + ")";
     if (got != c.expected_variant_without_f16) {

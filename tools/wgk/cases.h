@@ -36,6 +36,9 @@ struct Case {
   std::map<std::string, Shape, std::less<>> output_shapes;  ///< what the call must return, when given
   std::map<std::string, DType, std::less<>> output_dtypes;
   std::string expected_error;  ///< a negative case: the error must contain this
+  /// The optional outputs the call asks for (wgk::OutputNames): the names `expected` lists (case folders,
+  /// test.json), else test.json's `outputs`; empty: the required outputs only.
+  OutputNames outputs;
 };
 
 struct CaseResult {
@@ -63,6 +66,12 @@ Tensors by_contract_names(const contract::Contract& contract, Tensors inputs);
 /// for `outputs`; nullopt when the op has no reference plug-in. Throws wgk::Error from the reference.
 std::optional<reference::Results> reference_outputs(const contract::Contract& contract, const Tensors& inputs,
                                                    const Attributes& attrs, const std::vector<std::string>& outputs);
+
+/// `names` (contract or ONNX output names, e.g. from `wgk run --output`) as the contract's output names,
+/// each once. Throws wgk::Error (kInvalidArgument) naming `where`, the unknown name and every declared output
+/// (`y (output), invStdVar (inv_std_var) [optional], ...`).
+OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,
+                         const std::string& where);
 
 /// Compares every output of `expected` (values in double, e.g. a CPU reference) with the same-named tensor of
 /// `actual`. Expected values are first rounded to the actual output's floating dtype, as a correct kernel's

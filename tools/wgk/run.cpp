@@ -1,6 +1,6 @@
-// wgk run [PACKAGE] --input name=file.npy ... [--attr k=v,...] [--tunable k=v,...] [--out DIR]: one call on real
-// inputs; every output the contract declares is read back, compared with the op's CPU reference when it has
-// one (src/reference/op.h), and written to --out.
+// wgk run [PACKAGE] --input name=file.npy ... [--attr k=v,...] [--tunable k=v,...] [--output NAME ...] [--out DIR]:
+// one call on real inputs; the required outputs and the optional ones named by --output are read back,
+// compared with the op's CPU reference when it has one (src/reference/op.h), and written to --out.
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -23,7 +23,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
   struct Options {
     std::string package_arg, out;
     PackageSelector package;
-    std::vector<std::string> inputs, attrs, tunables;
+    std::vector<std::string> inputs, attrs, tunables, outputs;
     int repeat = 10;
     double tolerance = -1;  // < 0: by dtype (see below)
     double gpu_timeout_s = 10;
@@ -40,6 +40,10 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       ->delimiter(',');
   sub.add_option("--tunable", o->tunables,
                  "tunable NAME=VALUE (repeatable or comma-separated; e.g. ROW_ORDER=token, F16_STORAGE=packed)")
+      ->delimiter(',');
+  sub.add_option("--output", o->outputs,
+                 "an output to produce, by its name or ONNX name (repeatable or comma-separated; default: the required "
+                 "outputs; an optional output, e.g. invStdVar, only when named)")
       ->delimiter(',');
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
   sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10; 0: none)")->check(CLI::Range(0, 1000000));
@@ -90,12 +94,13 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     const auto& contract = *introspect::contract(kernel);
     // ONNX names (X, position_ids) are the contract's argument names from here on (the reference takes those).
     host = by_contract_names(contract, std::move(host));
+    const OutputNames asked = output_names(contract, o->outputs, "--output");
     Inputs inputs;
     for (const auto& [name, t] : host) inputs.emplace(name, t);
     CallInfo info;
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
-    Outputs outputs = kernel.call(inputs, attrs, tunables, &info);
+    Outputs outputs = kernel.call(inputs, attrs, tunables, &info, asked);
     Tensors results;
     for (const auto& [name, t] : outputs) results[name] = t.read();
     const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
@@ -109,6 +114,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                 << (it != full.end() && !attrs.count(a.name) ? " (default)" : "");
     }
     std::cout << (contract.attributes.empty() ? " none\n" : "\n");
+
     // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
     {
       plan::CallSignature sig;
@@ -116,6 +122,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       for (const auto& [name, t] : host) sig.inputs.emplace(name, plan::TensorSignature{t.dtype, t.shape});
       for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
       for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));
+      sig.outputs = asked;
       const plan::Planner planner(introspect::contract(kernel), introspect::caps(*kernel.device()),
                                       [](const std::string&) { return std::string(); });
       const plan::Selection selection = planner.select(sig, {.derive_values = true});
@@ -130,10 +137,13 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       for (const auto& [name, v] : tunables) std::cout << " " << name << "=" << attribute_text(v);
       std::cout << "\n";
     }
+    std::cout << "outputs:";  // the required ones and those --output asked for
+    for (const auto& [name, t] : results) std::cout << " " << name << " " << dtype_name(t.dtype) << shape_string(t.shape);
+    std::cout << "\n";
     std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back)";
     if (o->repeat > 0) {
       t0 = clock::now();
-      for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, tunables, nullptr);
+      for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, tunables, nullptr, asked);
       outputs.begin()->second.read();
       std::cout << "; repeat " << std::chrono::duration<double, std::milli>(clock::now() - t0).count() / o->repeat
                 << " ms per call over " << o->repeat << " calls (upload + run, wall clock)";

@@ -33,14 +33,12 @@ void set_tolerance(RandomCase& c) {
                         : "f32 sums and reductions in different orders: <= 1e-5 relative each";
 }
 
-// input (B, S, H) or (S, H), H even in 2-64 (now and then 1,000-5,000),
+// input (B, S, H) or (S, H), H in 1-64 (now and then 1,000-5,000; odd ones too, in both f16 storages),
 // skip of input's shape, (1, S, H) or (S, H), bias or not.
 RandomCase generate(std::mt19937_64& rng, int index) {
   RandomCase c;
   c.dtype = coin(rng) ? DType::kFloat16 : DType::kFloat32;
-  // Even: float16 in packed storage needs it (card), and `wgk diff --dtype float16` converts f32 cases too
-  // (odd hidden sizes in f32: test.json and tests/runtime/normalization_test.cpp).
-  const std::int64_t h = 2 * (pick(rng, 0, 9) == 0 ? pick(rng, 500, 2500) : pick(rng, 1, 32));
+  const std::int64_t h = pick(rng, 0, 9) == 0 ? pick(rng, 1000, 5000) : pick(rng, 1, 64);
   const std::int64_t b = pick(rng, 1, 3), seq = pick(rng, 1, 4);
   const bool rank3 = pick(rng, 0, 3) != 0;
   const Shape in = rank3 ? Shape{b, seq, h} : Shape{seq, h};
@@ -60,9 +58,10 @@ RandomCase generate(std::mt19937_64& rng, int index) {
 
 OpPlugin plugin() {
   return {"com.microsoft", "SkipSimplifiedLayerNormalization", reference,
-          // The node's outputs are positional (output, mean, inv_std_var, input_skip_bias_sum): y only here; the
-          // optional outputs are compared with ORT by tests/runtime/normalization_test.cpp.
-          {"SkipSimplifiedLayerNormalization", "com.microsoft", 1, {"x", "skip", "gamma", "bias"}, {"y"}},
+          // The node's outputs are positional (output, mean, inv_std_var, input_skip_bias_sum; ORT
+          // ContribOperators.md): every one but mean, which the package does not produce, is compared.
+          {"SkipSimplifiedLayerNormalization", "com.microsoft", 1, {"x", "skip", "gamma", "bias"},
+           {"y", "", "invStdVar", "inputSkipBiasSum"}},
           generate, set_tolerance, nullptr};
 }
 
