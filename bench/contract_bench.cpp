@@ -8,12 +8,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "contract/plan.h"
+#include "plan/plan.h"
 
 namespace {
 
 using namespace wgk;
 using namespace wgk::contract;
+using namespace wgk::plan;
 
 std::shared_ptr<const Contract> seed004() {
   const std::string path = std::string(WGK_SHARED_DIR) + "/seeds/004_ded27aa6d1102877.manifest.json";

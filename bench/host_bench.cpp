@@ -205,8 +205,8 @@ void BM_Plan(benchmark::State& st) {
   Decode& d = decode(kOnnxRope, wgk::DType::kFloat32);
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);
   for (auto _ : st) {
-    wgk::contract::CallSignature sig;
-    for (const auto& [name, arg] : d.inputs) sig.inputs.emplace(name, wgk::contract::TensorSignature{arg.dtype(), arg.shape()});
+    wgk::plan::CallSignature sig;
+    for (const auto& [name, arg] : d.inputs) sig.inputs.emplace(name, wgk::plan::TensorSignature{arg.dtype(), arg.shape()});
     benchmark::DoNotOptimize(wgk::introspect::state(d.kernel).planner->plan(sig));
   }
 }

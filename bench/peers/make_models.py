@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""Writes one-node (and with --chain K, K-node chained) ONNX models for the bench.json cases of both
-RotaryEmbedding packages.
+"""Writes one-node (and with --chain K, K-node chained) ONNX models for the bench.json cases of the
+RotaryEmbedding and normalization packages (PACKAGES below).
 
 usage: make_models.py OUT_DIR [--filter S] [--chain K]   (needs the `onnx` Python package: Debian python3-onnx)
 
 For each case it writes OUT_DIR/<kernel>__<case>.onnx and an index OUT_DIR/cases.json with the input
 specs (ONNX input names, shapes, dtypes, random-int ranges), which ort_webgpu.mjs and torch_rope.py read.
 --filter S: the cases whose "<kernel>/<case>" (e.g. "ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32") contains
-S, or with S = "A|B|..." any of A, B, ... (as ort_webgpu.mjs --filter).
+S, or with S = "A|B|..." any of A, B, ... (as ort_webgpu.mjs --filter); a piece ending in "$" must equal the
+whole name.
 --chain K (K >= 2) also writes OUT_DIR/<kernel>__<case>__chain<K>.onnx: K RotaryEmbedding nodes in series
 (node i's output is node i+1's x; cos, sin and position ids are the shared graph inputs; same attributes;
 graph inputs and output named as in the one-node model), recorded in cases.json as "chain": {"K": file}.
 ort_webgpu.mjs times it against the one-node model: (run_K - run_1) / (K - 1) is the EP's per-node time
 with the host transfers cancelled out.
 Models: ai.onnx RotaryEmbedding opset 23 (X, cos_cache, sin_cache, position_ids; attrs interleaved,
-num_heads, rotary_embedding_dim) and com.microsoft RotaryEmbedding (input, position_ids, cos_cache,
-sin_cache; same attrs) as the ONNX spec and ORT's ContribOperators.md define them.
+num_heads, rotary_embedding_dim), com.microsoft RotaryEmbedding (input, position_ids, cos_cache,
+sin_cache; same attrs), ai.onnx RMSNormalization opset 23 (X, scale) and com.microsoft
+SkipSimplifiedLayerNormalization (input, skip, gamma, bias), as the ONNX spec and ORT's ContribOperators.md
+define them; a chain feeds each node's output to the next one's first input.
 Always (whatever --filter) it also writes OUT_DIR/spin.onnx, the model that ort_webgpu.mjs runs back to back
 to keep the GPU busy before timing (--spin-up-ms): inputs x float32 [1] and n int64 [1]; Expand(x, n) ->
 float32 [n]; SPIN_NODES elementwise nodes in series (Mul 0.75, Add 0.25, Sin, repeated; each reads and
@@ -32,12 +35,21 @@ import onnx
 from onnx import TensorProto, helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# package -> (domain, opset, op_type, ONNX input order, output name, bench.json name -> ONNX name)
 PACKAGES = {
-    "ai.onnx.RotaryEmbedding": ("", 23, ["X", "cos_cache", "sin_cache", "position_ids"]),
-    "com.microsoft.RotaryEmbedding": ("com.microsoft", 1, ["input", "position_ids", "cos_cache", "sin_cache"]),
+    "ai.onnx.RotaryEmbedding": ("", 23, "RotaryEmbedding", ["X", "cos_cache", "sin_cache", "position_ids"], "Y",
+                                {"x": "X", "cos": "cos_cache", "sin": "sin_cache", "positionIds": "position_ids"}),
+    "com.microsoft.RotaryEmbedding": ("com.microsoft", 1, "RotaryEmbedding",
+                                      ["input", "position_ids", "cos_cache", "sin_cache"], "output",
+                                      {"x": "input", "cos": "cos_cache", "sin": "sin_cache",
+                                       "positionIds": "position_ids"}),
+    # ONNX RMSNormalization-23: X, scale -> Y; attributes axis, epsilon, stash_type.
+    "ai.onnx.RMSNormalization": ("", 23, "RMSNormalization", ["X", "scale"], "Y", {"x": "X"}),
+    # ORT contrib SkipSimplifiedLayerNormalization-1: input, skip, gamma, [bias] -> output (the optional
+    # mean, inv_std_var and input_skip_bias_sum outputs are not asked for); attribute epsilon.
+    "com.microsoft.SkipSimplifiedLayerNormalization": ("com.microsoft", 1, "SkipSimplifiedLayerNormalization",
+                                                       ["input", "skip", "gamma", "bias"], "output", {"x": "input"}),
 }
-# bench.json names -> ONNX names
-RENAME = {"x": {"": "X", "com.microsoft": "input"}, "cos": "cos_cache", "sin": "sin_cache", "positionIds": "position_ids"}
 
 
 SPIN_NODES = 32
@@ -62,11 +74,6 @@ def save_spin(out):
     onnx.save(model, os.path.join(out, "spin.onnx"))
 
 
-def onnx_name(name, domain):
-    r = RENAME.get(name, name)
-    return r[domain] if isinstance(r, dict) else r
-
-
 def main():
     out = sys.argv[1]
     filt = sys.argv[sys.argv.index("--filter") + 1] if "--filter" in sys.argv else ""
@@ -75,15 +82,16 @@ def main():
         sys.exit("--chain K needs K >= 2")
     os.makedirs(out, exist_ok=True)
     index = []
-    for pkg, (domain, opset, order) in PACKAGES.items():
+    for pkg, (domain, opset, op_type, order, output, rename) in PACKAGES.items():
         bench = json.load(open(os.path.join(ROOT, "kernels", pkg, "build", "webgpu", "bench.json")))
         for case in bench["cases"]:
-            if not any(f in f"{pkg}/{case['name']}" for f in filt.split("|")):
+            name = f"{pkg}/{case['name']}"
+            if not any(name == f[:-1] if f.endswith("$") else f in name for f in filt.split("|")):
                 continue
             ftype = TensorProto.FLOAT if case["dtype"] == "float32" else TensorProto.FLOAT16
             specs = {}
             for name, spec in case["inputs"].items():
-                n = onnx_name(name, domain)
+                n = rename.get(name, name)
                 is_int = "randomInt" in spec or "values" in spec
                 specs[n] = {"shape": spec["shape"], "dtype": "int64" if is_int else case["dtype"],
                             "randomInt": spec.get("randomInt"), "values": spec.get("values")}
@@ -93,7 +101,7 @@ def main():
             while node_inputs and node_inputs[-1] == "":
                 node_inputs.pop()
             x_name = order[0]
-            y = helper.make_tensor_value_info("Y" if domain == "" else "output", ftype, specs[x_name]["shape"])
+            y = helper.make_tensor_value_info(output, ftype, specs[x_name]["shape"])
             opsets = [helper.make_opsetid("", 23 if domain == "" else 17)]
             if domain:
                 opsets.append(helper.make_opsetid(domain, opset))
@@ -104,9 +112,9 @@ def main():
                 for i in range(k):
                     ins = list(node_inputs)
                     ins[0] = x_name if i == 0 else f"h{i}"
-                    nodes.append(helper.make_node("RotaryEmbedding", ins, [y.name if i == k - 1 else f"h{i + 1}"],
-                                                  name=f"rope{i}", domain=domain, **case["attrs"]))
-                graph = helper.make_graph(nodes, "rope" if k == 1 else f"rope_chain{k}", inputs, [y])
+                    nodes.append(helper.make_node(op_type, ins, [y.name if i == k - 1 else f"h{i + 1}"],
+                                                  name=f"node{i}", domain=domain, **case["attrs"]))
+                graph = helper.make_graph(nodes, op_type if k == 1 else f"{op_type}_chain{k}", inputs, [y])
                 model = helper.make_model(graph, opset_imports=opsets)
                 model.ir_version = 10 if domain == "" else 8
                 onnx.save(model, os.path.join(out, file))  # no onnx.checker: onnx 1.12 does not know opset 23

@@ -4,7 +4,8 @@
 //        [--models DIR] [--chain K] [--check-max N] [--case-budget-s S] [--profile]
 //        [--spin-up-ms N] [--spin-elems N]
 //   --filter S        the cases whose "<kernel>/<case>" (e.g. "ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32")
-//                     contains S, or with S = "A|B|..." any of A, B, ... (make_models.py reads it the same way)
+//                     contains S, or with S = "A|B|..." any of A, B, ...; a piece ending in "$" must equal the
+//                     whole name (make_models.py reads it the same way)
 //   --models DIR      cases.json + models from make_models.py (made with the same --chain K); default: made
 //                     now into a temporary folder with $PYTHON or /usr/bin/python3
 //   --chain K         K-node chained model to time against the 1-node model (default: the K that DIR's
@@ -95,7 +96,7 @@ if (!models) {
     ...(k >= 2 ? ['--chain', String(k)] : [])], { stdio: 'inherit' });
 }
 const index = JSON.parse(fs.readFileSync(path.join(models, 'cases.json'), 'utf8'))
-  .filter((c) => filter.split('|').some((f) => `${c.kernel}/${c.case}`.includes(f)));
+  .filter((c) => filter.split('|').some((f) => (f.endsWith('$') ? `${c.kernel}/${c.case}` === f.slice(0, -1) : `${c.kernel}/${c.case}`.includes(f))));
 const chainInDir = index.find((c) => c.chain)?.chain;
 const K = chainArg !== undefined ? Number(chainArg) : chainInDir ? Number(Object.keys(chainInDir)[0]) : madeNow ? 17 : 0;
 if (chainArg === undefined && !K) console.log(`no chained models in ${models} (make_models.py --chain K): host-IO times only`);
@@ -199,7 +200,7 @@ async function profiled(c, feeds, runs, row) {
   // GPU kernel events: category "Api" with a shapes/cache_key arg; host kernel events: cat "Node", name *_kernel_time
   // (the first run's K events of each kind are dropped: shader compilation, first allocations)
   const gpu = events.filter((e) => e.cat === 'Api' && e.args?.cache_key !== undefined).map((e) => e.dur).slice(K);
-  const host = events.filter((e) => e.cat === 'Node' && /^rope\d+_kernel_time$/.test(e.name)).map((e) => e.dur).slice(K);
+  const host = events.filter((e) => e.cat === 'Node' && /^node\d+_kernel_time$/.test(e.name)).map((e) => e.dur).slice(K);
   const byRun = []; for (let i = 0; i + K <= gpu.length; i += K) byRun.push(median(gpu.slice(i, i + K)));
   return { gpu_kernel_us: gpu.length ? median(gpu) : null, gpu_kernels: gpu.length, gpu_kernel_us_by_run: byRun,
     host_kernel_us: host.length ? median(host) : null, programs: [...new Set(events.filter((e) => e.args?.cache_key).map((e) => e.name))] };

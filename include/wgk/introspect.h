@@ -21,8 +21,10 @@
 
 namespace wgk::contract {
 struct Contract;
-struct DeviceCaps;
 }  // namespace wgk::contract
+namespace wgk::plan {
+struct DeviceCaps;
+}  // namespace wgk::plan
 namespace wgk::store {
 struct Package;
 }  // namespace wgk::store
@@ -59,16 +61,21 @@ struct TimedCall {
   std::string variant;  ///< the variant the planner chose
   Outputs outputs;      ///< the outputs (written by every timed repetition)
   Timing timing;
+  /// With one_pass_repeats N > 0: GPU time per call of N repetitions encoded back to back in one compute
+  /// pass, timestamps at its begin and end only (the method of CUDA events around back-to-back launches).
+  double one_pass_ns = 0;
 };
 
 /// Encodes one call of `kernel` as Kernel::call does (boundary checks, plan, pipelines, bind groups:
 /// not timed), then times `iterations` repetitions of its passes on the same buffers, each pass
 /// timestamped, in batches of at most 2048 passes per command buffer. Inputs must be device tensors
 /// (DeviceTensor::upload; int64 position ids uploaded as uint32) so nothing is uploaded per repetition.
-/// Errors: kInvalidArgument for a host input, more than 2048 passes per call or iterations < 1; those of
-/// Kernel::call; kGpu without the adapter feature "timestamp-query".
+/// With `one_pass_repeats` N > 0 it also fills TimedCall::one_pass_ns (N repetitions in one pass, median
+/// of 5 submits). Errors: kInvalidArgument for a host input, more than 2048 passes per call, iterations < 1 or
+/// more than 65,536 dispatches in the one pass; those of Kernel::call; kGpu without the adapter feature
+/// "timestamp-query".
 TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
-                     const Attributes& tunables = {});
+                     const Attributes& tunables = {}, int one_pass_repeats = 0);
 
 /// Flushes `batch` (Batch::flush) with timestamps at the beginning and the end of its one compute pass, waits for the GPU and returns the nanoseconds between them: the GPU time of the whole submit.
 /// Errors: kInvalidArgument when the batch has nothing to run; kGpu without "timestamp-query"; Batch::flush's.
@@ -99,8 +106,8 @@ void forget_range(const DeviceTensor& tensor);
 /// The kernel's loaded contract (attribute defaults, variants): `wgk run`, `wgk test`, `wgk validate`.
 std::shared_ptr<const contract::Contract> contract(const Kernel& kernel);
 /// The device's limits and features as the planner sees them; with a capability changed, a
-/// contract::Planner shows which variant another adapter would choose and the WGSL it would render.
-const contract::DeviceCaps& caps(const Device& device);
+/// plan::Planner shows which variant another adapter would choose and the WGSL it would render.
+const plan::DeviceCaps& caps(const Device& device);
 /// Compiles `wgsl` as a compute pipeline on `device` (not cached). Throws wgk::Error kGpu with Dawn's
 /// message when it does not compile; `label` names it in that message.
 void compile_wgsl(const Device& device, const std::string& wgsl, const std::string& label);

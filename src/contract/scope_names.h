@@ -25,10 +25,13 @@ constexpr bool is_scope_root(std::string_view name) {
 
 // `device.limits.<name>`: the names of wgk::kWebGpuLimits (core/webgpu_names.h, the one table).
 
-/// `device.features.<name>`: wgk::kKernelFeatureNames (`shader-f16`, `timestamp-query`, `subgroups`), spelled
-/// with '_' so an expression can name them.
-inline constexpr std::array<std::string_view, 3> kDeviceFeatureNames = {"shader_f16", "timestamp_query",
-                                                                        "subgroups"};
-static_assert(kDeviceFeatureNames.size() == kKernelFeatureNames.size());
+// `device.features.<name>`: the scope names of wgk::kKernelFeatures (core/webgpu_names.h).
+
+/// Whether `name` is the scope name of a kernel feature (`shader_f16`, `timestamp_query`, `subgroups`).
+constexpr bool is_device_feature(std::string_view name) {
+  for (const WebGpuFeature& f : kKernelFeatures)
+    if (f.scope_name == name) return true;
+  return false;
+}
 
 }  // namespace wgk::contract

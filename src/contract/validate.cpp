@@ -145,8 +145,8 @@ class Resolver {
           fail(where, "'device.limits." + path[2] + "' is not a WebGPU limit name (e.g. maxComputeWorkgroupsPerDimension)");
         }
       } else if (member == "features") {
-        if (path.size() >= 3 && !contains(kDeviceFeatureNames, path[2])) {
-          fail(where, "'device.features." + path[2] + "' is not a known feature (shader_f16, timestamp_query, subgroups)");
+        if (path.size() >= 3 && !is_device_feature(path[2])) {
+          fail(where, "'device.features." + path[2] + "' is not a known feature (" + kernel_feature_list(true) + ")");
         }
       } else {
         fail(where, "'" + spelled + "': device has only 'limits' and 'features'");

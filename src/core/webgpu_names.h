@@ -1,11 +1,12 @@
 #pragma once
 // The one table of WebGPU limit names (GPUSupportedLimits, WebGPU spec section "Limits") with the spec's
-// default and IDL width, and the names of the features kernels branch on. Read by the contract loader
+// default and IDL width, and the one table of the features kernels branch on (names and scope names). Read by the contract loader
 // (`device.limits.<name>` must be one of these), the planner's device presets (DeviceCaps), the Dawn
 // binding (reading WGPULimits, src/gpu/limits.cpp) and `wgk devices`. Header-only, WGPU-free.
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace wgk {
@@ -68,9 +69,25 @@ constexpr std::optional<WebGpuLimit> find_webgpu_limit(std::string_view name) {
   return std::nullopt;
 }
 
-/// The features kernels branch on, by their WebGPU names (GPUFeatureName); an expression reads them as
-/// `device.features.<name>` with '-' spelled '_' (shader_f16, timestamp_query, subgroups).
-inline constexpr std::array<std::string_view, 3> kKernelFeatureNames = {"shader-f16", "timestamp-query",
-                                                                        "subgroups"};
+/// One feature kernels branch on.
+struct WebGpuFeature {
+  std::string_view name;        ///< GPUFeatureName, the spec's spelling: "shader-f16"
+  std::string_view scope_name;  ///< how an expression reads it: `device.features.shader_f16` ('-' spelled '_')
+};
+
+/// The features kernels branch on (WebGPU spec, GPUFeatureName), in the order of the flags that hold them
+/// (plan::DeviceCaps, gpu::Features).
+inline constexpr std::array<WebGpuFeature, 3> kKernelFeatures = {{
+    {"shader-f16", "shader_f16"},
+    {"timestamp-query", "timestamp_query"},
+    {"subgroups", "subgroups"},
+}};
+
+/// "shader-f16, timestamp-query, subgroups" (or the scope names with `scope`), for error messages.
+inline std::string kernel_feature_list(bool scope = false) {
+  std::string s;
+  for (const WebGpuFeature& f : kKernelFeatures) s += (s.empty() ? "" : ", ") + std::string(scope ? f.scope_name : f.name);
+  return s;
+}
 
 }  // namespace wgk

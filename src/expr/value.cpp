@@ -179,4 +179,15 @@ bool operator==(const Value& a, const Value& b) {
   return true;  // Undefined == Undefined, None == None
 }
 
+std::optional<std::int64_t> integral(const Value& v) {
+  if (v.is_int()) return v.as_int();
+  if (v.is_bool()) return v.as_bool() ? 1 : 0;
+  if (v.is_float()) {
+    const double d = v.as_float();
+    if (std::isfinite(d) && d == std::floor(d) && d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)
+      return static_cast<std::int64_t>(d);
+  }
+  return std::nullopt;
+}
+
 }  // namespace wgk::expr

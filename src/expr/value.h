@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -80,5 +81,9 @@ class Value {
  private:
   Storage v_;
 };
+
+/// Python-int view of a number: an int, a bool (Python: bool is an int) or a float with an integral value
+/// that fits int64 (`numel(shapes.x) / 2` is a float in Jinja); nullopt for anything else.
+std::optional<std::int64_t> integral(const Value& v);
 
 }  // namespace wgk::expr

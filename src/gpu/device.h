@@ -9,6 +9,7 @@
 //
 // Thread safety: a Device and the objects made from it are used from ONE thread at a time (Dawn's C API
 // objects are not synchronised here; callbacks run inside the waiting call).
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/webgpu_names.h"
 #include "gpu/handles.h"
 
 namespace wgk::gpu {
@@ -75,6 +77,11 @@ struct Features {
   bool subgroups = false;
   std::vector<std::string> names;
 };
+
+/// The flag of each wgk::kKernelFeatures row (core/webgpu_names.h), in its order.
+inline constexpr std::array<bool Features::*, 3> kFeatureFlags = {&Features::shader_f16, &Features::timestamp_query,
+                                                                  &Features::subgroups};
+static_assert(kFeatureFlags.size() == kKernelFeatures.size());
 
 /// GPUSupportedLimits as (WebGPU name, value) pairs, e.g. ("maxComputeWorkgroupsPerDimension", 65535).
 using Limits = std::vector<std::pair<std::string, uint64_t>>;

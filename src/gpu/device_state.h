@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/buffer_sizes.h"
 #include "gpu/abi.h"
 #include "gpu/device.h"
 #include "gpu/handles.h"
@@ -21,7 +22,6 @@ namespace wgk::gpu {
 [[noreturn]] void fail(ErrorKind kind, const std::string& message);
 
 inline WGPUStringView to_view(std::string_view text) { return WGPUStringView{text.data(), text.size()}; }
-inline uint64_t round_up4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
 inline uint64_t to_ns(Timeout timeout) { return static_cast<uint64_t>(std::max<int64_t>(0, timeout.count())); }
 
 /// What describe() reads from an adapter: info, features, and its raw limits (for requiredLimits).
@@ -42,7 +42,7 @@ ChosenAdapter choose_adapter(WGPUInstance instance, const DeviceOptions& options
 /// GPUSupportedLimits as (name, value) pairs: the WGPULimits members of wgk::kWebGpuLimits (limits.cpp).
 Limits to_pairs(const WGPULimits& limits);
 
-/// A buffer of round_up4(size) bytes; no error scope (the caller's).
+/// A buffer of copy_size(size) bytes; no error scope (the caller's).
 detail::Object<WGPUBufferImpl> raw_buffer(WGPUDevice device, uint64_t size, WGPUBufferUsage usage,
                                           std::string_view label);
 

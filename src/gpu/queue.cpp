@@ -52,7 +52,7 @@ void Device::write(const Buffer& buffer, uint64_t offset, std::span<const std::b
     fail(ErrorKind::kInvalidArgument, "write of " + std::to_string(bytes.size()) + " bytes at offset " +
                                           std::to_string(offset) + " does not fit a buffer of " +
                                           std::to_string(buffer.size()) + " bytes (offset must be a multiple of 4)");
-  const uint64_t aligned = bytes.size() & ~uint64_t{3};
+  const uint64_t aligned = round_down(bytes.size(), kCopyBufferAlignment);
   const uint64_t tail = bytes.size() - aligned;
   if (tail != 0 && offset + bytes.size() != buffer.size())
     fail(ErrorKind::kInvalidArgument, "write of " + std::to_string(bytes.size()) +
@@ -86,7 +86,7 @@ void Device::read(const Buffer& buffer, uint64_t offset, std::span<std::byte> ou
                                           std::to_string(offset) + " does not fit a buffer of " +
                                           std::to_string(buffer.size()) + " bytes (offset must be a multiple of 4)");
   if (out.empty()) return;
-  const uint64_t size = round_up4(out.size());  // within the allocation (rounded up to 4 at creation)
+  const uint64_t size = copy_size(out.size());  // within the allocation (copy_size at creation)
   s.push(WGPUErrorFilter_Validation);
   const detail::Object<WGPUBufferImpl> staging =
       raw_buffer(s.device.get(), size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, "readback");

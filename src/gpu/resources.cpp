@@ -15,7 +15,7 @@ detail::Object<WGPUBufferImpl> raw_buffer(WGPUDevice device, uint64_t size, WGPU
   WGPUBufferDescriptor descriptor{};
   descriptor.label = to_view(label);
   descriptor.usage = usage;
-  descriptor.size = round_up4(size);
+  descriptor.size = copy_size(size);
   return detail::Object<WGPUBufferImpl>(wgpuDeviceCreateBuffer(device, &descriptor));
 }
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "wgk/error.h"
 
 namespace wgk::reference {
@@ -19,7 +19,7 @@ std::map<std::string, OpPlugin, std::less<>>& registry() {
 std::string key(std::string_view domain, std::string_view op) { return std::string(domain) + "::" + std::string(op); }
 
 [[noreturn]] void wrong_kind(std::string_view name, const AttributeValue& v, const char* want) {
-  const expr::Value value = runtime::attribute_value(v);
+  const expr::Value value = plan::attribute_value(v);
   throw Error(ErrorKind::kInvalidArgument, "reference: attribute '" + std::string(name) + "': value " + value.repr() +
                                                " (" + value.type_name() + ") is not " + want);
 }

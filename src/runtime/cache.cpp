@@ -162,7 +162,7 @@ std::shared_ptr<Program> DeviceCache::find_program(const std::string& key) {
   return it->second->program;
 }
 
-std::shared_ptr<Program> DeviceCache::add_program(std::string key, std::shared_ptr<const contract::ProgramText> text,
+std::shared_ptr<Program> DeviceCache::add_program(std::string key, std::shared_ptr<const plan::ProgramText> text,
                                                   const std::string& label) {
   std::lock_guard lock(mutex_);
   auto it = index_[kProgram].find(key);
@@ -185,7 +185,7 @@ std::shared_ptr<Program> DeviceCache::program(std::string_view owner, const std:
                                               const std::string& label, const std::function<std::string()>& render) {
   std::string key = std::string(owner) + text_key;
   if (auto found = find_program(key)) return found;
-  auto text = std::make_shared<const contract::ProgramText>(contract::ProgramText{text_key, render()});
+  auto text = std::make_shared<const plan::ProgramText>(plan::ProgramText{text_key, render()});
   {
     std::lock_guard lock(mutex_);
     ++renders_;
@@ -193,7 +193,7 @@ std::shared_ptr<Program> DeviceCache::program(std::string_view owner, const std:
   return add_program(std::move(key), std::move(text), label);
 }
 
-std::shared_ptr<Program> DeviceCache::program(std::string_view owner, std::shared_ptr<const contract::ProgramText> text,
+std::shared_ptr<Program> DeviceCache::program(std::string_view owner, std::shared_ptr<const plan::ProgramText> text,
                                               const std::string& label) {
   std::string key = std::string(owner) + text->key;
   if (auto found = find_program(key)) return found;

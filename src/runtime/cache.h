@@ -23,17 +23,17 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "gpu/device.h"
 #include "wgk/kernel.h"
 
 namespace wgk::runtime {
 
 /// A pass's rendered WGSL and, once a call used it, its compiled pipeline. Keyed by what the template
-/// reads (contract::PlannedPass::program_key), so calls that differ only in uniform values share it.
+/// reads (plan::PlannedPass::program_key), so calls that differ only in uniform values share it.
 struct Program {
   std::uint64_t id = 0;  ///< unique per device (bind group keys name it); assigned when cached
-  std::shared_ptr<const contract::ProgramText> text;
+  std::shared_ptr<const plan::ProgramText> text;
   std::string label;                               ///< "<domain>.<op>/<variant>/<pass>"
   std::shared_ptr<gpu::ComputePipeline> pipeline;  ///< null until first used; set under the device mutex
   bool evicted = false;  ///< out of the cache (under the cache's mutex); calls in flight may still hold it
@@ -45,13 +45,13 @@ struct Program {
 struct CachedPlan {
   std::uint64_t id = 0;                                ///< unique per device
   std::shared_ptr<const contract::Contract> contract;  ///< keeps the plan's pointers into it valid
-  std::shared_ptr<const contract::Plan> plan;
+  std::shared_ptr<const plan::Plan> plan;
   std::vector<std::weak_ptr<Program>> programs;        ///< per pass; expired: the plan is made again
   /// Per call input, in the call's Inputs order: its declaration and, when it has one, its value range
   /// for this signature (into `plan`).
   struct Input {
     const contract::Input* spec = nullptr;
-    const contract::ValueRange* range = nullptr;
+    const plan::ValueRange* range = nullptr;
   };
   std::vector<Input> inputs;
   std::vector<std::uint64_t> output_bytes;  ///< per plan output: numel * dtype size
@@ -111,12 +111,12 @@ class DeviceCache {
   std::shared_ptr<CachedPlan> insert_plan(std::string key, std::shared_ptr<CachedPlan> plan);
 
   // -- programs ------------------------------------------------------------------------------------
-  /// The program for `owner` (a kernel's serial prefix) and `key` (contract::ProgramText::key),
+  /// The program for `owner` (a kernel's serial prefix) and `key` (plan::ProgramText::key),
   /// rendering its WGSL with `render` on a miss (outside the cache's mutex).
   std::shared_ptr<Program> program(std::string_view owner, const std::string& key, const std::string& label,
                                    const std::function<std::string()>& render);
   /// The program for `owner` and `text` (rendered already): found, or cached as it is.
-  std::shared_ptr<Program> program(std::string_view owner, std::shared_ptr<const contract::ProgramText> text,
+  std::shared_ptr<Program> program(std::string_view owner, std::shared_ptr<const plan::ProgramText> text,
                                    const std::string& label);
   /// `program`'s pipeline, compiled on first use. Caller holds the device mutex.
   const gpu::ComputePipeline& pipeline(gpu::Device& gpu, Program& program);
@@ -164,7 +164,7 @@ class DeviceCache {
   using Lru = std::list<Entry>;
 
   std::shared_ptr<Program> find_program(const std::string& key);
-  std::shared_ptr<Program> add_program(std::string key, std::shared_ptr<const contract::ProgramText> text,
+  std::shared_ptr<Program> add_program(std::string key, std::shared_ptr<const plan::ProgramText> text,
                                        const std::string& label);
   Lru& list_of(Kind kind) { return kind == kPlan ? plans_lru_ : lru_; }
   void insert(Entry entry);              // front of its LRU list, then evict past the budget

@@ -34,7 +34,7 @@ void forget_range(const DeviceTensor& tensor) {
 
 std::shared_ptr<const contract::Contract> contract(const Kernel& kernel) { return runtime::state_of(kernel).contract; }
 
-const contract::DeviceCaps& caps(const Device& device) { return runtime::state_of(device).caps; }
+const plan::DeviceCaps& caps(const Device& device) { return runtime::state_of(device).caps; }
 
 void compile_wgsl(const Device& device, const std::string& wgsl, const std::string& label) {
   runtime::DeviceState& state = runtime::state_of(device);

@@ -1,4 +1,4 @@
-// Device, DeviceTensor, Kernel and get_kernel: plan (contract::Planner), encode, submit.
+// Device, DeviceTensor, Kernel and get_kernel: plan (plan::Planner), encode, submit.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -7,8 +7,9 @@
 #include <variant>
 
 #include "contract/contract.h"
-#include "contract/templates.h"
-#include "runtime/boundary.h"
+#include "core/buffer_sizes.h"
+#include "plan/boundary.h"
+#include "plan/templates.h"
 #include "runtime/state.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -26,8 +27,8 @@ gpu::DeviceOptions to_gpu_options(const DeviceOptions& options) {
   return o;
 }
 
-contract::DeviceCaps caps_of(const gpu::Device& device) {
-  contract::DeviceCaps caps;
+plan::DeviceCaps caps_of(const gpu::Device& device) {
+  plan::DeviceCaps caps;
   for (const auto& [name, value] : device.limits())
     caps.limits.emplace_back(name, static_cast<std::int64_t>(std::min<std::uint64_t>(value, INT64_MAX)));
   caps.shader_f16 = device.features().shader_f16;
@@ -36,15 +37,13 @@ contract::DeviceCaps caps_of(const gpu::Device& device) {
   return caps;
 }
 
-std::uint64_t padded(std::uint64_t bytes) { return std::max<std::uint64_t>(16, (bytes + 15) & ~std::uint64_t{15}); }
-
-// A storage buffer holding `bytes` (zero-padded to 16). Caller holds the device mutex.
+// A storage buffer holding `bytes` (storage_buffer_size: zero-padded to 16). Caller holds the device mutex.
 std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>& device, std::uint64_t bytes,
                                                   std::span<const std::byte> data, std::string_view label) {
   auto& state = state_of(*device);
   // A binding covers the whole allocation: the tensor's bytes padded to 16 must fit the binding limit
   // (the allocation's size class is cut back to them when the class would not fit).
-  const std::uint64_t need = padded(bytes);
+  const std::uint64_t need = storage_buffer_size(bytes);
   const std::uint64_t max_binding = state.max_storage_binding;
   if (need > max_binding)
     throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) + " bytes (" +
@@ -65,7 +64,7 @@ std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>&
   buffer->bytes = bytes;
   buffer->buffer = state.cache.take_buffer(state.gpu, need, max_binding, label);
   if (data.size() % 4 != 0) {  // WebGPU writes whole 4-byte words: pad the tail with zeros
-    std::vector<std::byte> words((data.size() + 3) & ~std::size_t{3});
+    std::vector<std::byte> words(copy_size(data.size()));
     std::memcpy(words.data(), data.data(), data.size());
     state.gpu.write(buffer->buffer, 0, words);
   } else if (!data.empty()) {
@@ -149,10 +148,11 @@ DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buf
 }
 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
-  runtime::check_data_size("upload", host);
+  plan::check_data_size("upload", host);
   std::lock_guard lock(runtime::state_of(*device).mutex);
   auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");
-  buffer->int_range = runtime::int_range(host);  // range checks of this tensor then need no read-back
+  buffer->int_range = plan::int_range(host);  // range checks of this tensor then need no read-back
+  buffer->int_range_dtype = host.dtype;
   return DeviceTensor(host.dtype, host.shape, std::move(buffer));
 }
 
@@ -167,7 +167,7 @@ HostTensor DeviceTensor::read() const {
   auto& state = runtime::state_of(*buffer_->device);
   std::lock_guard lock(state.mutex);
   // Reads are whole 4-byte words: read the padded tail and keep the tensor's bytes.
-  std::vector<std::byte> words((host.data.size() + 3) & ~std::size_t{3});
+  std::vector<std::byte> words(copy_size(host.data.size()));
   state.gpu.read(buffer_->buffer, 0, words);
   state.queued_write_bytes = 0;  // the read waited for everything queued before it
   std::memcpy(host.data.data(), words.data(), host.data.size());
@@ -195,19 +195,19 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
       if (!state->package->files.count("build/webgpu/" + pass.shader))
         throw Error(ErrorKind::kContract, origin + ": variant " + variant.id + " pass " + pass.id +
                                               ": shader " + pass.shader + " is not in the package");
-  contract::check_templates(*state->contract,
+  plan::check_templates(*state->contract,
                             [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
                             origin);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
   const std::string prefix = state->serial_prefix();
-  // Programs are cached by this kernel's serial and what the template reads (contract::ProgramText::key).
+  // Programs are cached by this kernel's serial and what the template reads (plan::ProgramText::key).
   auto programs = [&cache, prefix](std::string key, const std::string& label,
                                    const std::function<std::string()>& render) {
     return cache.program(prefix, key, label, render)->text;
   };
-  state->planner = std::make_unique<contract::Planner>(
+  state->planner = std::make_unique<plan::Planner>(
       state->contract, runtime::state_of(*state->device).caps,
       [package_ref](const std::string& name) { return package_ref->webgpu_file(name); }, programs);
   return state;
@@ -275,7 +275,7 @@ void EncodeScratch::clear() {
 //
 // 1. plan: the signature-level boundary. The call's key (its input names, dtypes and shapes, attributes,
 //    tunables, optional outputs) finds the plan the planner made for it, or the planner checks and plans
-//    it (contract::Planner::plan: every signature-level rule) and the plan is cached with what its calls
+//    it (plan::Planner::plan: every signature-level rule) and the plan is cached with what its calls
 //    look up by name (CachedPlan::inputs, sources). Equal keys are equal signatures, so a cached plan is the
 //    planner's answer for this call.
 // 2. check data: every call, whatever was cached: host data sizes, checked narrowing, value ranges (of
@@ -319,7 +319,7 @@ void put_values(std::string& key, const Attributes& values) {
 }
 
 // Stage 1's key: every part of the call the planner reads, each value in its caller's type (two calls with
-// equal keys make equal contract::CallSignatures: the runtime converts them the same way, signature_of).
+// equal keys make equal plan::CallSignatures: the runtime converts them the same way, signature_of).
 void append_call_key(std::string& key, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
                      const OutputNames& outputs) {
   for (const auto& [name, arg] : inputs) {
@@ -338,12 +338,12 @@ void append_call_key(std::string& key, const Inputs& inputs, const Attributes& a
   for (const auto& name : outputs) put_name(key, name);
 }
 
-contract::CallSignature signature_of(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
+plan::CallSignature signature_of(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
                                      const OutputNames& outputs) {
-  contract::CallSignature signature;
-  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, contract::TensorSignature{arg.dtype(), arg.shape()});
-  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, attribute_value(value));
-  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, attribute_value(value));
+  plan::CallSignature signature;
+  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, plan::TensorSignature{arg.dtype(), arg.shape()});
+  for (const auto& [name, value] : attrs) signature.attrs.emplace(name, plan::attribute_value(value));
+  for (const auto& [name, value] : tunables) signature.tunables.emplace(name, plan::attribute_value(value));
   signature.outputs = outputs;
   return signature;
 }
@@ -357,11 +357,11 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
   auto made = std::make_shared<CachedPlan>();
   made->contract = k.contract;
   made->plan = k.planner->plan(signature_of(inputs, attrs, tunables, outputs));  // renders through the cache
-  const contract::Plan& plan = *made->plan;
+  const plan::Plan& planned = *made->plan;
   programs.clear();
-  for (const auto& pass : plan.passes) {
+  for (const auto& pass : planned.passes) {
     // Rendered by plan() a moment ago (or found): this finds it, unless a tiny budget evicted it.
-    const std::string label = contract.domain + "." + contract.name + "/" + plan.variant->id + "/" + pass.pass->id;
+    const std::string label = contract.domain + "." + contract.name + "/" + planned.variant->id + "/" + pass.pass->id;
     programs.push_back(cache.program(k.serial_prefix(), pass.program, label));
     made->programs.push_back(programs.back());
   }
@@ -370,13 +370,13 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
     // The planner refused unknown names.
     if (!spec) throw Error(ErrorKind::kInternal, "input '" + name + "' has no declaration, yet the call was planned");
     CachedPlan::Input in{spec, nullptr};
-    for (const auto& r : plan.value_ranges)
+    for (const auto& r : planned.value_ranges)
       if (r.input == spec->name) in.range = &r;
     made->inputs.push_back(in);
   }
-  for (const auto& out : plan.outputs)
+  for (const auto& out : planned.outputs)
     made->output_bytes.push_back(static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype));
-  for (const auto& pass : plan.passes)
+  for (const auto& pass : planned.passes)
     for (const auto& b : pass.bindings) {
       if (b.binding->kind == contract::BindingKind::kUniform) {
         made->uniforms.insert(made->uniforms.end(), b.uniform.begin(), b.uniform.end());
@@ -385,11 +385,11 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
       std::optional<std::uint32_t> source;
       for (std::size_t i = 0; i < made->inputs.size() && !source; ++i)
         if (made->inputs[i].spec->name == b.binding->arg) source = static_cast<std::uint32_t>(i);
-      for (std::size_t o = 0; o < plan.outputs.size() && !source; ++o)
-        if (plan.outputs[o].name == b.binding->arg) source = static_cast<std::uint32_t>(made->inputs.size() + o);
+      for (std::size_t o = 0; o < planned.outputs.size() && !source; ++o)
+        if (planned.outputs[o].name == b.binding->arg) source = static_cast<std::uint32_t>(made->inputs.size() + o);
       if (!source)
         throw Error(ErrorKind::kContract,
-                    "variant " + plan.variant->id + " binds " + b.binding->arg + ", which this call does not have");
+                    "variant " + planned.variant->id + " binds " + b.binding->arg + ", which this call does not have");
       made->sources.push_back(*source);
     }
   return made;
@@ -414,33 +414,25 @@ void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const 
 }
 
 // Stage 2, one device-resident input with a valueRange (position ids): the kernels index caches with it,
-// and an unchecked row would give a silently wrong answer. Its [min, max] is known from the upload
-// (covering the whole buffer, so it bounds any view of the same dtype), or read back (a wait for the
-// GPU) and remembered by the buffer when the view covers all of it.
-void check_device_range(const std::string& name, const DeviceTensor& tensor, const contract::ValueRange& range) {
+// and an unchecked row would give a silently wrong answer. Its extent is known from the upload (covering
+// the whole buffer, so it bounds any view of the same dtype), or read back (a wait for the GPU) and
+// remembered by the buffer when the view covers all of it.
+void check_device_range(const std::string& name, const DeviceTensor& tensor, const plan::ValueRange& range) {
   DeviceBuffer& buffer = *tensor_buffer(tensor);
-  std::optional<IntRange> known;
+  std::optional<plan::ValueRange> known;
   {
     std::lock_guard range_lock(buffer.int_range_mutex);
-    if (buffer.int_range && buffer.int_range->dtype == tensor.dtype()) known = buffer.int_range;
+    if (buffer.int_range && buffer.int_range_dtype == tensor.dtype()) known = buffer.int_range;
   }
-  if (known && known->min >= range.min && known->max <= range.max) return;
-  std::optional<HostTensor> values;
-  if (!known && buffer.pending_batch.load() != 0)  // an earlier call of this batch writes it
-    throw Error(ErrorKind::kInvalidArgument,
-                "input " + name + ": an output of an earlier call of this Batch, not yet flushed, cannot be "
-                "checked against its value range [" + std::to_string(range.min) + ", " +
-                std::to_string(range.max) + "] before it is computed; flush() first");
-  if (!known) {
-    values = tensor.read();
-    known = int_range(*values);
-    if (tensor_bytes(tensor.dtype(), tensor.shape()) == buffer.bytes) {
-      std::lock_guard range_lock(buffer.int_range_mutex);
-      buffer.int_range = known;
-    }
-  }
-  if (!known || known->min < range.min || known->max > range.max)
-    check_value_range(name, values ? *values : tensor.read(), range);  // names the first element out of range
+  if (known && range.contains(*known)) return;
+  plan::check_device_value_range(
+      name, range, known, buffer.pending_batch.load() == 0, [&] { return tensor.read(); },
+      [&](const std::optional<plan::ValueRange>& extent) {
+        if (tensor_bytes(tensor.dtype(), tensor.shape()) != buffer.bytes) return;
+        std::lock_guard range_lock(buffer.int_range_mutex);
+        buffer.int_range = extent;
+        buffer.int_range_dtype = tensor.dtype();
+      });
 }
 
 // Stage 2: the data-level boundary of every input; narrowed host words in `scratch.narrowed`.
@@ -451,9 +443,9 @@ void check_data(const KernelState& k, const CachedPlan& cached, const Inputs& in
   for (const auto& [name, arg] : inputs) {
     const auto& [spec, range] = cached.inputs[i++];
     if (const HostTensor* host = arg.host()) {
-      check_data_size(name, *host);
-      if (spec->storage == DType::kUInt32) scratch.narrowed[i - 1] = narrow_to_u32(name, *host, range);
-      else if (range) check_value_range(name, *host, *range);
+      plan::check_data_size(name, *host);
+      if (spec->storage == DType::kUInt32) scratch.narrowed[i - 1] = plan::narrow_to_u32(name, *host, range);
+      else if (range) plan::check_value_range(name, *host, *range);
       continue;
     }
     const DeviceTensor& tensor = *arg.device();
@@ -475,7 +467,7 @@ void check_data(const KernelState& k, const CachedPlan& cached, const Inputs& in
 void allocate(EncodedCall& call, EncodeScratch& scratch, const KernelState& k, const Inputs& inputs) {
   DeviceState& device = state_of(*k.device);
   const CachedPlan& cached = *call.cached;
-  const contract::Plan& plan = *call.plan;
+  const plan::Plan& planned = *call.plan;
   for (const auto& program : scratch.programs) scratch.pipelines.push_back(&device.cache.pipeline(device.gpu, *program));
   std::size_t i = 0;
   for (const auto& [name, arg] : inputs) {
@@ -491,8 +483,8 @@ void allocate(EncodedCall& call, EncodeScratch& scratch, const KernelState& k, c
     call.inputs.push_back(make_buffer(k.device, size, bytes, spec.name));
     scratch.buffers.push_back(&call.inputs.back()->buffer);
   }
-  for (std::size_t o = 0; o < plan.outputs.size(); ++o) {
-    const contract::PlannedOutput& out = plan.outputs[o];
+  for (std::size_t o = 0; o < planned.outputs.size(); ++o) {
+    const plan::PlannedOutput& out = planned.outputs[o];
     auto buffer = make_buffer(k.device, cached.output_bytes[o], {}, out.name);
     scratch.buffers.push_back(&buffer->buffer);
     call.outputs.emplace(out.name, detail::Access::make_tensor(out.dtype, out.shape, std::move(buffer)));
@@ -504,14 +496,14 @@ void allocate(EncodedCall& call, EncodeScratch& scratch, const KernelState& k, c
 // class keeps its bind groups (docs/kernel-conventions.md "Buffers"). Caller holds the device mutex.
 void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, DeviceState& device) {
   const CachedPlan& cached = *call.cached;
-  const contract::Plan& plan = *call.plan;
+  const plan::Plan& planned = *call.plan;
   DeviceCache& cache = device.cache;
   std::string& key = scratch.group_key;
   key.clear();
   std::size_t source = 0;
-  for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+  for (std::size_t p = 0; p < planned.passes.size(); ++p) {
     put_bytes(key, &scratch.programs[p]->id, sizeof scratch.programs[p]->id);
-    for (const auto& b : plan.passes[p].bindings)
+    for (const auto& b : planned.passes[p].bindings)
       if (b.binding->kind != contract::BindingKind::kUniform) {
         const void* id = scratch.buffers[cached.sources[source++]]->id();
         put_bytes(key, &id, sizeof id);
@@ -521,16 +513,16 @@ void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, Device
     auto made = std::make_shared<BindGroupSet>();
     made->programs = scratch.programs;
     std::size_t at = 0;
-    for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+    for (std::size_t p = 0; p < planned.passes.size(); ++p) {
       auto& uniforms = made->uniforms.emplace_back();
       std::vector<gpu::BindGroupEntry> entries;
-      for (const auto& b : plan.passes[p].bindings) {
+      for (const auto& b : planned.passes[p].bindings) {
         if (b.binding->kind == contract::BindingKind::kUniform) {
           uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
         }
       }
       std::size_t uniform = 0;
-      for (const auto& b : plan.passes[p].bindings) {
+      for (const auto& b : planned.passes[p].bindings) {
         if (b.binding->kind == contract::BindingKind::kUniform) entries.push_back({b.slot, &uniforms[uniform++], 0, gpu::kWholeSize});
         else entries.push_back({b.slot, scratch.buffers[cached.sources[at++]], 0, gpu::kWholeSize});
       }
@@ -552,9 +544,9 @@ void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, Device
   // This call's uniform values, written when they differ from what the set's buffers were last given.
   BindGroupSet& set = *call.bind_groups;
   if (set.written != cached.uniforms) {
-    for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+    for (std::size_t p = 0; p < planned.passes.size(); ++p) {
       std::size_t uniform = 0;
-      for (const auto& b : plan.passes[p].bindings)
+      for (const auto& b : planned.passes[p].bindings)
         if (b.binding->kind == contract::BindingKind::kUniform) device.gpu.write(set.uniforms[p][uniform++], 0, b.uniform);
     }
     set.written = cached.uniforms;
@@ -564,9 +556,9 @@ void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, Device
 
 // Stage 5: the dispatches of the passes that have work.
 void record(EncodedCall& call, const EncodeScratch& scratch) {
-  const contract::Plan& plan = *call.plan;
-  for (std::size_t p = 0; p < plan.passes.size(); ++p) {
-    const auto& w = plan.passes[p].workgroups;
+  const plan::Plan& planned = *call.plan;
+  for (std::size_t p = 0; p < planned.passes.size(); ++p) {
+    const auto& w = planned.passes[p].workgroups;
     if (w[0] == 0 || w[1] == 0 || w[2] == 0) continue;  // an empty tensor: nothing to run
     call.dispatches.push_back({scratch.pipelines[p], &call.bind_groups->groups[p], w[0], w[1], w[2]});
   }

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "gpu/device.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "runtime/cache.h"
 #include "store/store.h"
 #include "wgk/kernel.h"
@@ -27,7 +27,7 @@ struct DeviceState {
   ~DeviceState();
 
   gpu::Device gpu;
-  contract::DeviceCaps caps;
+  plan::DeviceCaps caps;
   /// The adapter's maxStorageBufferBindingSize (WebGPU limit; all ones when not reported): a binding
   /// covers a whole allocation, so no tensor's bytes padded to 16 may pass it.
   std::uint64_t max_storage_binding = 0;
@@ -46,10 +46,12 @@ struct DeviceBuffer {
   std::shared_ptr<Device> device;
   gpu::Buffer buffer;
   std::uint64_t bytes = 0;  ///< the tensor's bytes (the allocation is allocation_size(bytes), cache.h)
-  /// [min, max] of an integer tensor's elements once known: set at upload from the host data, or by the
-  /// first range check that reads the buffer back. Valid for the buffer's life: a DeviceTensor's
-  /// contents never change after the call or upload that made it (outputs always get fresh buffers).
-  std::optional<IntRange> int_range;
+  /// The extent [min, max] of an integer tensor's elements, read as `int_range_dtype`, once known: set at
+  /// upload from the host data, or by the first range check that reads the buffer back. Valid for the
+  /// buffer's life: a DeviceTensor's contents never change after the call or upload that made it
+  /// (outputs always get fresh buffers).
+  std::optional<plan::ValueRange> int_range;
+  DType int_range_dtype = DType::kUInt32;
   std::mutex int_range_mutex;
   /// 0 once the buffer's contents exist; else the serial of the unflushed Batch whose call writes it, or
   /// kNeverWritten when that batch was dropped (destroyed unflushed, or its flush failed).
@@ -66,7 +68,7 @@ struct KernelState {
   std::shared_ptr<const store::Package> package;
   std::shared_ptr<const contract::Contract> contract;
   std::shared_ptr<Device> device;
-  std::unique_ptr<contract::Planner> planner;
+  std::unique_ptr<plan::Planner> planner;
   std::uint64_t serial = 0;  ///< DeviceCache::next_serial(): the prefix of this kernel's cache keys
   std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
 };
@@ -76,7 +78,7 @@ struct KernelState {
 /// programs too (an eviction meanwhile frees none of them); destroy or clear() it under the device mutex.
 struct EncodedCall {
   std::shared_ptr<CachedPlan> cached;
-  std::shared_ptr<const contract::Plan> plan;  ///< cached->plan
+  std::shared_ptr<const plan::Plan> plan;  ///< cached->plan
   std::shared_ptr<BindGroupSet> bind_groups;
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;  ///< uploaded host inputs, alive until submitted
   Outputs outputs;

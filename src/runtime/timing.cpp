@@ -60,12 +60,36 @@ Timing time_dispatches(gpu::Device& gpu, std::span<const gpu::Dispatch> call, in
   return timing;
 }
 
+double time_one_pass(gpu::Device& gpu, std::span<const gpu::Dispatch> call, int repeats, int rounds) {
+  constexpr std::size_t kMaxDispatches = 65536;
+  if (call.empty()) throw Error(ErrorKind::kInvalidArgument, "time_one_pass: a call with no passes");
+  if (repeats < 1 || rounds < 1)
+    throw Error(ErrorKind::kInvalidArgument, "time_one_pass: repeats " + std::to_string(repeats) + " and rounds " +
+                                                 std::to_string(rounds) + " must be >= 1");
+  if (call.size() * static_cast<std::size_t>(repeats) > kMaxDispatches)
+    throw Error(ErrorKind::kInvalidArgument, "time_one_pass: " + std::to_string(call.size()) + " passes x " +
+                                                 std::to_string(repeats) + " repeats exceed " +
+                                                 std::to_string(kMaxDispatches) + " dispatches per submit");
+  std::vector<gpu::Dispatch> pass;
+  pass.reserve(call.size() * static_cast<std::size_t>(repeats));
+  for (int r = 0; r < repeats; ++r) pass.insert(pass.end(), call.begin(), call.end());
+  gpu::TimestampQuery query = gpu.create_timestamp_query(1);
+  std::vector<double> per_call;
+  for (int r = 0; r < rounds; ++r) {
+    gpu.submit(pass, &query, /*validate=*/false, gpu::Layout::kOnePass);
+    const std::vector<std::uint64_t> t = gpu.read_timestamps(query);
+    per_call.push_back(t[1] >= t[0] ? static_cast<double>(t[1] - t[0]) / repeats : 0.0);
+  }
+  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
 }  // namespace wgk::runtime
 
 namespace wgk::introspect {
 
 TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, int iterations,
-                     const Attributes& tunables) {
+                     const Attributes& tunables, int one_pass_repeats) {
   using namespace runtime;
   for (const auto& [name, arg] : inputs)
     if (!arg.device())
@@ -79,6 +103,8 @@ TimedCall timed_call(const Kernel& kernel, const Inputs& inputs, const Attribute
   result.outputs = call.outputs;
   if (call.dispatches.empty()) return result;  // an empty tensor: nothing runs
   result.timing = time_dispatches(state_of(*kernel.device()).gpu, call.dispatches, iterations);
+  if (one_pass_repeats > 0)
+    result.one_pass_ns = time_one_pass(state_of(*kernel.device()).gpu, call.dispatches, one_pass_repeats);
   return result;
 }
 

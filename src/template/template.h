@@ -17,7 +17,7 @@
 //
 // A `#param` header (after ONNX Runtime's `.wgsl.template` files): lines `#param name [name ...]`
 // inside a `{# #}` comment of the top-level file declare the scope names the template reads; the
-// package load compares them with names() (contract::check_templates).
+// package load compares them with names() (plan::check_templates).
 #include <functional>
 #include <memory>
 #include <string>

@@ -50,7 +50,7 @@ TEST(DeviceCache, AnEvictedProgramTakesItsPlansWithItWhenNextUsed) {
   runtime::DeviceCache cache(kOne + 8 * 1024);
   auto a = cache.program("k", "a", "a", [] { return std::string("// a"); });
   auto plan = std::make_shared<runtime::CachedPlan>();
-  plan->plan = std::make_shared<const contract::Plan>();
+  plan->plan = std::make_shared<const plan::Plan>();
   plan->programs.push_back(a);
   cache.insert_plan("p", plan);
   a.reset();

@@ -76,6 +76,8 @@ TEST(RmsNormalization, EveryVariantMatchesTheReference) {
       {{5, 7}, {7}, -1, DType::kFloat16, "packed", "row_packed"},         // odd rows: words straddle rows
       {{2, 3, 5}, {5}, -2, DType::kFloat16, "packed", "row_packed"},      // odd rows, scale repeated
       {{2, 8192}, {8192}, -1, DType::kFloat16, "packed", "row_packed_vec8"},
+      {{300, 64}, {64}, -1, DType::kFloat32, "native", "rows_vec4"},        // 64 rows a workgroup
+      {{300, 64}, {64}, -1, DType::kFloat16, "packed", "rows_packed_vec8"}, // 128 rows a workgroup
   };
   unsigned seed = 1;
   for (const RmsCase& c : cases) {
@@ -157,8 +159,9 @@ TEST(SkipSimplifiedLayerNormalization, EveryVariantAndOutputMatchesTheReference)
       {{5, 7}, {5, 7}, true, DType::kFloat32, "native", "row"},
       {{2, 3, 7}, {3, 7}, false, DType::kFloat32, "native", "row"},
       {{1, 2, 8192}, {1, 2, 8192}, true, DType::kFloat32, "native", "row_vec4"},
-      {{2, 3, 32}, {2, 3, 32}, true, DType::kFloat16, "native", native_f16 ? "row_vec4" : "row_packed"},
-      {{2, 3, 32}, {2, 3, 32}, true, DType::kFloat16, "packed", "row_packed"},
+      {{2, 3, 32}, {2, 3, 32}, true, DType::kFloat16, "native", native_f16 ? "row_vec4" : "row_packed_vec8"},
+      {{2, 3, 32}, {2, 3, 32}, true, DType::kFloat16, "packed", "row_packed_vec8"},
+      {{2, 3, 16}, {3, 16}, false, DType::kFloat16, "packed", "row_packed_vec8"},  // skip repeated
       {{2, 3, 6}, {3, 6}, false, DType::kFloat16, "packed", "row_packed"},
   };
   const std::vector<OutputNames> asks = {{}, {"invStdVar"}, {"inputSkipBiasSum"}, {"inv_std_var", "input_skip_bias_sum"}};

@@ -209,6 +209,9 @@ Object kernel_context(int rank, bool positions, bool interleaved, const char* T,
   c["skipMode"] = positions ? "repeat" : "full";
   c["oddRow"] = interleaved;
   c["rowCache"] = interleaved ? 2 : 0;
+  c["fixedRowVecs"] = interleaved ? 300 : 0;
+  c["lanes"] = positions ? wg / 4 : wg;  // several rows a workgroup, or one
+  c["rowPair"] = interleaved && !positions;
   c["reduction"] = positions ? "subgroup" : "workgroup";
   c["fvector"] = "vec4<f32>";
   c["words"] = "u32";

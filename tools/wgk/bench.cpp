@@ -1,10 +1,12 @@
 // wgk bench [id ...] [--package DIR] [--filter S] [--json FILE] [--csv FILE] [--plot FILE.svg]
-//           [--warmup N] [--iterations N] [--rounds N] [--spin-up-ms N] [--tunable NAME=VALUE ...] [--batch N]:
+//           [--warmup N] [--iterations N] [--rounds N] [--spin-up-ms N] [--tunable NAME=VALUE ...] [--batch N]
+//           [--one-pass N]:
 // runs the packages' bench.json cases with device-resident
 // inputs and reports GPU time (timestamp queries, median), bytes moved, effective bandwidth, and its
 // ratio to a same-run WGSL vec4 copy of the same bytes; plus an empty dispatch's GPU time. With --batch N,
 // decode cases also time N calls back to back: in one submit (wgk::Batch) and in N submits, GPU time of
-// the whole (timestamps at the first pass's begin and the last pass's end) and host time per call.
+// the whole (timestamps at the first pass's begin and the last pass's end) and host time per call. With
+// --one-pass N, every case and its copy are also timed as N calls in one compute pass (per call).
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -21,7 +23,7 @@
 #include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "store/store.h"
 #include "wgk/error.h"
 #include "wgk/introspect.h"
@@ -37,6 +39,7 @@ struct Options {
   int rounds = 3;  ///< each case and its copy baseline timed this many times, interleaved; minimum kept
   int spin_up_ms = 1000;  ///< GPU load before each case, so it is timed at sustained-load clocks
   int batch = 0;  ///< --batch N: decode cases also timed N calls per submit (0: not)
+  int one_pass = 0;  ///< --one-pass N: every case and its copy also timed as N calls in one compute pass (0: not)
   std::vector<std::string> tunables;  ///< NAME=VALUE overrides for every case, as given
   Attributes overrides;               ///< the same parsed
   double gpu_timeout_s = 10;          ///< --gpu-timeout-s
@@ -51,7 +54,7 @@ Inputs upload_inputs(const std::map<std::string, HostTensor, std::less<>>& host,
       inputs.emplace(name, DeviceTensor::upload(t, device));
       continue;
     }
-    HostTensor words{DType::kUInt32, t.shape, runtime::narrow_to_u32(name, t, nullptr)};
+    HostTensor words{DType::kUInt32, t.shape, plan::narrow_to_u32(name, t, nullptr)};
     inputs.emplace(name, DeviceTensor::upload(words, device));
   }
   return inputs;
@@ -145,8 +148,15 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
       double best = 0, best_copy = 0;
       for (int r = 0; r < o.rounds; ++r) {
         const double copy_ns = reported_ns(time_copy(kernel.device(), row.x_bytes, o.warmup, o.iterations));
-        const introspect::TimedCall timed = introspect::timed_call(kernel, inputs, c.attrs, o.iterations, c.tunables);
+        const introspect::TimedCall timed =
+            introspect::timed_call(kernel, inputs, c.attrs, o.iterations, c.tunables, o.one_pass);
         const double ns = reported_ns(timed.timing);
+        if (o.one_pass > 0) {
+          const double copy_one = time_copy_one_pass(kernel.device(), row.x_bytes, o.warmup, o.one_pass);
+          row.one_pass = o.one_pass;
+          if (r == 0 || copy_one < row.copy_one_pass_ns) row.copy_one_pass_ns = copy_one;
+          if (r == 0 || timed.one_pass_ns < row.one_pass_ns) row.one_pass_ns = timed.one_pass_ns;
+        }
         if (r == 0 || copy_ns < best_copy) best_copy = copy_ns;
         if (r == 0 || ns < best) {
           best = ns;
@@ -197,6 +207,10 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
                  "N: decode cases also time N calls back to back, in one submit (wgk::Batch) and in N submits "
                  "(GPU span and host time per call)")
       ->check(CLI::Range(1, static_cast<int>(Batch::kMaxCalls)));
+  sub.add_option("--one-pass", o->one_pass,
+                 "N: every case and its copy also timed as N calls back to back in one compute pass, timestamps at "
+                 "its begin and end only (per call; as CUDA events around back-to-back launches time a kernel)")
+      ->check(CLI::Range(1, 4096));
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {
     auto device = cli_device(o->gpu_timeout_s);

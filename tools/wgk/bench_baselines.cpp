@@ -76,6 +76,16 @@ introspect::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_
   return time_one(state.gpu, copy->dispatch, warmup, iterations);
 }
 
+double time_copy_one_pass(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int repeats) {
+  if (bytes == 0 || bytes % 16 != 0)
+    throw Error(ErrorKind::kInvalidArgument, "copy baseline: " + std::to_string(bytes) + " bytes is not a positive multiple of 16");
+  auto& state = introspect::state(*device);
+  std::lock_guard lock(state.mutex);
+  const auto copy = make_copy(state, bytes);
+  if (warmup > 0) runtime::time_dispatches(state.gpu, std::span(&copy->dispatch, 1), warmup);
+  return runtime::time_one_pass(state.gpu, std::span(&copy->dispatch, 1), repeats);
+}
+
 introspect::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations) {
   auto& state = introspect::state(*device);
   std::lock_guard lock(state.mutex);

@@ -15,6 +15,11 @@ namespace wgk::cli {
 /// (2 * bytes). Throws wgk::Error (kGpu: no timestamp-query, allocation above the adapter's limits).
 introspect::Timing time_copy(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int iterations);
 
+/// GPU time per copy of `bytes` (as time_copy) of `repeats` copies back to back in one compute pass
+/// (runtime::time_one_pass: the method of CUDA events around back-to-back launches), after `warmup` untimed
+/// repetitions. Errors: time_copy's.
+double time_copy_one_pass(const std::shared_ptr<Device>& device, std::uint64_t bytes, int warmup, int repeats);
+
 /// Times a dispatch of one workgroup of one invocation that writes nothing.
 introspect::Timing time_empty_dispatch(const std::shared_ptr<Device>& device, int warmup, int iterations);
 

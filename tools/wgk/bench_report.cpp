@@ -56,6 +56,19 @@ void print_table(std::ostream& out, const BenchRun& run) {
         << r.copy_gbps() << std::setw(8) << r.pct_of_copy() << std::setprecision(2) << std::setw(9) << r.x_empty()
         << "\n";
   }
+  bool one_pass = false;
+  for (const auto& r : run.rows) one_pass = one_pass || (r.error.empty() && r.one_pass > 0);
+  if (one_pass) {
+    out << "\none pass (N calls back to back in one compute pass, timestamps at its begin and end; per call):\n"
+        << std::left << std::setw(kw) << "kernel" << std::setw(46) << "case" << std::right << std::setw(6) << "N"
+        << std::setw(11) << "gpu_us" << std::setw(11) << "copy_us" << std::setw(8) << "%copy" << "\n";
+    for (const auto& r : run.rows) {
+      if (!r.error.empty() || r.one_pass == 0) continue;
+      out << std::left << std::setw(kw) << short_kernel(r.kernel) << std::setw(46) << r.name << std::right
+          << std::setw(6) << r.one_pass << std::setprecision(2) << std::setw(11) << r.one_pass_ns / 1e3 << std::setw(11)
+          << r.copy_one_pass_ns / 1e3 << std::setprecision(1) << std::setw(8) << r.one_pass_pct_of_copy() << "\n";
+    }
+  }
   bool batched = false;
   for (const auto& r : run.rows) batched = batched || (r.error.empty() && r.batch > 0);
   if (!batched) return;
@@ -101,6 +114,11 @@ void write_json(const std::string& path, const BenchRun& run) {
                       {"x_kernel_only", r.batch_x_kernels()},
                       {"host_ns_per_call", r.host_call_ns},
                       {"host_ns_per_batched_call", r.host_batched_ns}};
+      if (r.one_pass > 0)
+        j["one_pass"] = {{"calls", r.one_pass},
+                         {"gpu_ns_per_call", r.one_pass_ns},
+                         {"copy_ns_per_call", r.copy_one_pass_ns},
+                         {"pct_of_copy", r.one_pass_pct_of_copy()}};
     }
     rows.push_back(std::move(j));
   }

@@ -27,6 +27,15 @@ struct BenchRow {
   double host_batched_ns = 0;        ///< host time per call, N calls recorded + one flush
   /// GPU time of the one submit against N times the kernel-only time of one call (gpu_ns).
   double batch_x_kernels() const { return gpu_ns > 0 && batch > 0 ? batch_gpu_ns / (batch * gpu_ns) : 0; }
+  /// `--one-pass N`: the case and its copy each timed as N calls back to back in one compute pass (timestamps
+  /// at its begin and end only; per call), the method of CUDA events around back-to-back launches.
+  int one_pass = 0;                  ///< N; 0: not measured
+  double one_pass_ns = 0, copy_one_pass_ns = 0;
+  double one_pass_pct_of_copy() const {
+    return one_pass_ns > 0 && copy_one_pass_ns > 0 && bytes > 0
+               ? 100.0 * (static_cast<double>(bytes) / one_pass_ns) / (2.0 * static_cast<double>(x_bytes) / copy_one_pass_ns)
+               : 0;
+  }
   double empty_ns = 0;               ///< same-run empty dispatch
   double gbps() const { return gpu_ns > 0 ? static_cast<double>(bytes) / gpu_ns : 0; }
   double copy_gbps() const { return copy_ns > 0 ? 2.0 * static_cast<double>(x_bytes) / copy_ns : 0; }

@@ -5,12 +5,12 @@
 #include <random>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "io/npy.h"
 #include "reference/op.h"
 #include "reference/random.h"
 #include "reference/rounding.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -178,7 +178,7 @@ AttributeValue attribute_from_value(const expr::Value& v) {
   throw Error(ErrorKind::kContract, "attribute value " + v.repr() + " is not an int, float, string or a list of them");
 }
 
-std::string attribute_text(const AttributeValue& v) { return runtime::attribute_value(v).repr(); }
+std::string attribute_text(const AttributeValue& v) { return plan::attribute_value(v).repr(); }
 
 Attributes with_defaults(const contract::Contract& contract, Attributes attrs) {
   for (const auto& a : contract.attributes)
@@ -473,15 +473,15 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   // On an adapter with shader-f16, also check the choice an adapter without it would make (the H200
   // under Vulkan), by selecting with that one capability flipped.
   if (kernel.device()->has_shader_f16() && !c.expected_variant_without_f16.empty()) {
-    contract::DeviceCaps caps = introspect::caps(*kernel.device());
+    plan::DeviceCaps caps = introspect::caps(*kernel.device());
     caps.shader_f16 = false;
-    const contract::Planner planner(introspect::contract(kernel), caps, [](const std::string&) { return std::string(); });
-    contract::CallSignature sig;
-    auto* const value = &runtime::attribute_value;
-    for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
+    const plan::Planner planner(introspect::contract(kernel), caps, [](const std::string&) { return std::string(); });
+    plan::CallSignature sig;
+    auto* const value = &plan::attribute_value;
+    for (const auto& [name, t] : c.inputs) sig.inputs.emplace(name, plan::TensorSignature{t.dtype, t.shape});
     for (const auto& [name, v] : c.attrs) sig.attrs.emplace(name, value(v));
     for (const auto& [name, v] : c.tunables) sig.tunables.emplace(name, value(v));
-    const contract::Selection chosen = planner.select(sig);
+    const plan::Selection chosen = planner.select(sig);
     const std::string got = chosen.variant ? chosen.variant->id : "none (" + chosen.failure + ")";
     if (got != c.expected_variant_without_f16) {
       r.passed = false;

@@ -11,7 +11,7 @@
 
 #include "wgk/error.h"
 #include "cases.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 
 namespace wgk::cli {
 
@@ -50,11 +50,10 @@ std::string binding_kind(contract::BindingKind kind) {
   return "?";
 }
 
-std::string features_text(const contract::DeviceCaps& d) {
+std::string features_text(const plan::DeviceCaps& d) {
   std::string s;
-  if (d.shader_f16) s += "shader-f16 ";
-  if (d.timestamp_query) s += "timestamp-query ";
-  if (d.subgroups) s += "subgroups ";
+  for (std::size_t i = 0; i < kKernelFeatures.size(); ++i)
+    if (d.*plan::kCapsFeatureFlags[i]) s += std::string(kKernelFeatures[i].name) + " ";
   return s.empty() ? "none" : s.substr(0, s.size() - 1);
 }
 
@@ -71,9 +70,9 @@ void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options) {
                  "webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)");
 }
 
-contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
+plan::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
                                    const std::vector<std::string>& tunables) {
-  contract::CallSignature call;
+  plan::CallSignature call;
   for (const std::string& item : split(inputs, ',')) {
     if (item.empty()) continue;
     const auto eq = item.find('=');
@@ -85,7 +84,7 @@ contract::CallSignature parse_call(const std::string& inputs, const std::vector<
     const std::string dims = item.substr(colon + 1);
     auto dtype = parse_dtype(dtype_text);
     if (!dtype) bad("--inputs: '" + item + "': unknown dtype '" + dtype_text + "' (float32, float16, int64, uint32)");
-    contract::TensorSignature sig{*dtype, {}};
+    plan::TensorSignature sig{*dtype, {}};
     if (!dims.empty() && dims != "scalar") {
       for (const std::string& d : split(dims, 'x')) {
         auto v = parse_int(d);
@@ -99,27 +98,27 @@ contract::CallSignature parse_call(const std::string& inputs, const std::vector<
   for (const std::string& a : attrs) {
     if (!a.empty()) given.push_back(a);
   }
-  for (const auto& [name, v] : parse_name_values(given, "--attr")) call.attrs[name] = runtime::attribute_value(v);
-  for (const auto& [name, v] : parse_name_values(tunables, "--tunable")) call.tunables[name] = runtime::attribute_value(v);
+  for (const auto& [name, v] : parse_name_values(given, "--attr")) call.attrs[name] = plan::attribute_value(v);
+  for (const auto& [name, v] : parse_name_values(tunables, "--tunable")) call.tunables[name] = plan::attribute_value(v);
   return call;
 }
 
-contract::DeviceCaps parse_device(const std::string& device) {
+plan::DeviceCaps parse_device(const std::string& device) {
   if (device.empty()) return introspect::caps(*Device::default_device());
-  if (auto preset = contract::DeviceCaps::preset(device)) return *preset;
+  if (auto preset = plan::DeviceCaps::preset(device)) return *preset;
   std::ifstream f(device, std::ios::binary);
   if (!f) bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable file");
   std::stringstream ss;
   ss << f.rdbuf();
-  return contract::DeviceCaps::from_json(ss.str(), device);
+  return plan::DeviceCaps::from_json(ss.str(), device);
 }
 
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
                       std::ostream& out) {
-  const contract::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
-  const contract::DeviceCaps device = parse_device(options.device);
-  contract::Planner planner(contract, device, {});
-  const contract::Selection s = planner.select(call, {.derive_values = true, .plan = true});
+  const plan::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
+  const plan::DeviceCaps device = parse_device(options.device);
+  plan::Planner planner(contract, device, {});
+  const plan::Selection s = planner.select(call, {.derive_values = true, .plan = true});
 
   out << "call: " << s.signature << "\n";
   out << "device: " << (options.device.empty() ? "the adapter in use: " + Device::default_device()->description() : options.device) << " (features: " << features_text(device) << "; maxComputeWorkgroupsPerDimension "
@@ -143,10 +142,11 @@ int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const 
       out << "    @binding(" << b.slot << ") " << b.binding->name << ": var<" << binding_kind(b.binding->kind) << "> ";
       if (b.binding->kind == contract::BindingKind::kUniform) {
         out << b.wgsl_type << " (" << b.uniform.size() << " bytes)\n";
+        const plan::UniformLayout layout = plan::uniform_layout(b.binding->fields);
         for (std::size_t i = 0; i < b.binding->fields.size(); ++i) {
           const auto& f = b.binding->fields[i];
           std::uint32_t word = 0;
-          std::memcpy(&word, b.uniform.data() + 4 * i, 4);
+          std::memcpy(&word, b.uniform.data() + layout.offsets[i], 4);
           out << "      " << f.name << ": " << f.type << " = ";
           if (f.type == "i32") {
             out << static_cast<std::int32_t>(word);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 
 namespace wgk::cli {
 
@@ -21,7 +21,7 @@ struct ContractEvalOptions {
   std::vector<std::string> attrs;
   /// "tunable NAME=VALUE" overrides (repeatable, or comma-separated).
   std::vector<std::string> tunables;
-  /// "webgpu-default", "lavapipe", "h200", or a limits JSON file (contract::DeviceCaps::from_json); empty:
+  /// "webgpu-default", "lavapipe", "h200", or a limits JSON file (plan::DeviceCaps::from_json); empty:
   /// the limits and features of the adapter in use (the one `wgk run` would plan for).
   std::string device;
 
@@ -32,10 +32,10 @@ struct ContractEvalOptions {
 void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options);
 
 /// Parses --inputs text into a call signature. Throws wgk::Error (kInvalidArgument) naming the item.
-contract::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
+plan::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
                                    const std::vector<std::string>& tunables = {});
 /// A preset name or a JSON file path; empty: the default adapter's caps. Throws wgk::Error (kInvalidArgument / kIo).
-contract::DeviceCaps parse_device(const std::string& device);
+plan::DeviceCaps parse_device(const std::string& device);
 
 /// Prints the evaluation to `out`. Returns 0 when a variant is chosen and planned, 1 otherwise.
 /// Boundary errors (unknown input, wrong dtype, ...) propagate as wgk::Error.

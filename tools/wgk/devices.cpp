@@ -42,11 +42,10 @@ WGK_COMMAND("devices", "List the WebGPU adapters Dawn finds, with features and l
                        {"driver", a.info.driver},
                        {"subgroupMinSize", a.info.subgroup_min_size},
                        {"subgroupMaxSize", a.info.subgroup_max_size},
-                       {"features", a.features.names},
-                       {"shader_f16", a.features.shader_f16},
-                       {"timestamp_query", a.features.timestamp_query},
-                       {"subgroups", a.features.subgroups},
-                       {"limits", limits}});
+                       {"features", a.features.names}});
+        for (std::size_t i = 0; i < wgk::kKernelFeatures.size(); ++i)
+          out.back()[std::string(wgk::kKernelFeatures[i].scope_name)] = a.features.*wgk::gpu::kFeatureFlags[i];
+        out.back()["limits"] = limits;
       }
       std::cout << out.dump(2) << "\n";
       return 0;

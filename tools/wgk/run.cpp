@@ -8,12 +8,12 @@
 #include "cases.h"
 #include "command.h"
 #include "contract/contract.h"
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "resolve.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/compare.h"
-#include "runtime/boundary.h"
+#include "plan/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 
@@ -111,14 +111,14 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::cout << (contract.attributes.empty() ? " none\n" : "\n");
     // The manifest's derive values of this call (head size, head count, ...): what the attributes meant.
     {
-      contract::CallSignature sig;
-      auto* const value = &runtime::attribute_value;
-      for (const auto& [name, t] : host) sig.inputs.emplace(name, contract::TensorSignature{t.dtype, t.shape});
+      plan::CallSignature sig;
+      auto* const value = &plan::attribute_value;
+      for (const auto& [name, t] : host) sig.inputs.emplace(name, plan::TensorSignature{t.dtype, t.shape});
       for (const auto& [name, v] : attrs) sig.attrs.emplace(name, value(v));
       for (const auto& [name, v] : tunables) sig.tunables.emplace(name, value(v));
-      const contract::Planner planner(introspect::contract(kernel), introspect::caps(*kernel.device()),
+      const plan::Planner planner(introspect::contract(kernel), introspect::caps(*kernel.device()),
                                       [](const std::string&) { return std::string(); });
-      const contract::Selection selection = planner.select(sig, {.derive_values = true});
+      const plan::Selection selection = planner.select(sig, {.derive_values = true});
       if (!selection.derive.empty()) {
         std::cout << "derive: ";
         for (const auto& d : selection.derive) std::cout << " " << d.name << "=" << (d.value ? d.value->repr() : "error");

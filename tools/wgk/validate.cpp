@@ -19,8 +19,8 @@
 #include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
-#include "contract/plan.h"
-#include "runtime/boundary.h"
+#include "plan/plan.h"
+#include "plan/boundary.h"
 #include "wgk/introspect.h"
 #include "wgk/error.h"
 #include "wgk/kernel.h"
@@ -43,12 +43,12 @@ struct VariantReport {
 /// The signature of one test.json/bench.json entry without generating data: shapes from `shape`, dtypes
 /// from the entry's own `dtype`, int64 for `values`/`randomInt`, else the case dtype. nullopt for an
 /// expected-error case or an entry the tools would refuse anyway.
-std::optional<contract::CallSignature> signature_of_case(const nlohmann::json& entry) {
+std::optional<plan::CallSignature> signature_of_case(const nlohmann::json& entry) {
   if (!entry.is_object() || entry.contains("error") || !entry.contains("inputs") || !entry["inputs"].is_object())
     return std::nullopt;
   const auto dtype = parse_dtype(entry.value("dtype", std::string("float32")));
   if (!dtype) return std::nullopt;
-  contract::CallSignature call;
+  plan::CallSignature call;
   for (const auto& [name, spec] : entry["inputs"].items()) {
     if (!spec.is_object() || !spec.contains("shape") || !spec["shape"].is_array() || spec.contains("truncate")) return std::nullopt;
     Shape shape;
@@ -65,7 +65,7 @@ std::optional<contract::CallSignature> signature_of_case(const nlohmann::json& e
   // As `wgk test` reads them (cases.h attribute_from_json: lists too); a value it refuses is left out.
   auto value = [](const nlohmann::json& v) -> std::optional<expr::Value> {
     try {
-      return runtime::attribute_value(attribute_from_json(v, "attrs"));
+      return plan::attribute_value(attribute_from_json(v, "attrs"));
     } catch (const Error&) {
       return std::nullopt;
     }
@@ -79,7 +79,7 @@ std::optional<contract::CallSignature> signature_of_case(const nlohmann::json& e
 
 /// Every signature: each case's, crossed with the dtypes of each type constraint its float inputs use and
 /// the tunable values, then one attribute at a time set to each of its allowed values.
-std::vector<contract::CallSignature> signatures(const contract::Contract& c, const std::vector<contract::CallSignature>& cases) {
+std::vector<plan::CallSignature> signatures(const contract::Contract& c, const std::vector<plan::CallSignature>& cases) {
   std::map<std::string, std::vector<expr::Value>> tunable_values;  // the default first, then every value a case uses
   for (const auto& t : c.tunables) tunable_values[t.name].push_back(t.default_value);
   for (const auto& call : cases)
@@ -87,14 +87,14 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
       auto& values = tunable_values[name];
       if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
     }
-  std::vector<contract::CallSignature> out;
+  std::vector<plan::CallSignature> out;
   std::set<std::string> seen;
   // Every optional output the contract declares: each signature is also tried asking for all of them, so
   // that the template paths they enable (`present.<output>`) are rendered and compiled too.
   std::vector<std::string> optional_outputs;
   for (const auto& o : c.outputs)
     if (o.optional) optional_outputs.push_back(o.name);
-  auto add_one = [&](const contract::CallSignature& call) {
+  auto add_one = [&](const plan::CallSignature& call) {
     std::string key;
     for (const auto& [n, t] : call.inputs) key += n + ":" + std::string(dtype_name(t.dtype)) + shape_string(t.shape) + ";";
     for (const auto& [n, v] : call.attrs) key += n + "=" + v.repr() + ";";
@@ -102,18 +102,18 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
     for (const auto& n : call.outputs) key += "out:" + n + ";";
     if (seen.insert(key).second) out.push_back(call);
   };
-  auto add = [&](const contract::CallSignature& call) {
+  auto add = [&](const plan::CallSignature& call) {
     add_one(call);
     if (optional_outputs.empty()) return;
-    contract::CallSignature all = call;
+    plan::CallSignature all = call;
     all.outputs = optional_outputs;
     add_one(all);
   };
   for (const auto& base : cases) {
     // Retyped: every constraint variable bound by a float input, to each type it allows.
-    std::vector<contract::CallSignature> typed = {base};
+    std::vector<plan::CallSignature> typed = {base};
     for (const auto& tc : c.type_constraints) {
-      std::vector<contract::CallSignature> next;
+      std::vector<plan::CallSignature> next;
       for (const auto& call : typed) {
         bool binds = false;
         for (const auto& in : c.inputs)
@@ -123,7 +123,7 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
           continue;
         }
         for (DType d : tc.allowed) {
-          contract::CallSignature t = call;
+          plan::CallSignature t = call;
           for (const auto& in : c.inputs)
             if (in.dtype == tc.name && t.inputs.count(in.name)) t.inputs[in.name].dtype = d;
           next.push_back(t);
@@ -132,12 +132,12 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
       typed = std::move(next);
     }
     for (const auto& call : typed) {
-      std::vector<contract::CallSignature> tuned = {call};
+      std::vector<plan::CallSignature> tuned = {call};
       for (const auto& [name, values] : tunable_values) {
-        std::vector<contract::CallSignature> next;
+        std::vector<plan::CallSignature> next;
         for (const auto& t : tuned)
           for (const auto& v : values) {
-            contract::CallSignature u = t;
+            plan::CallSignature u = t;
             u.tunables[name] = v;
             next.push_back(u);
           }
@@ -147,7 +147,7 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
         add(t);
         for (const auto& a : c.attributes)
           for (const auto& v : a.allowed_values) {
-            contract::CallSignature u = t;
+            plan::CallSignature u = t;
             // A list attribute's allowed values are its elements': a list of that one element.
             u.attrs[a.name] = contract::is_list_type(a.type) ? expr::Value(expr::List{v}) : v;
             add(u);
@@ -158,7 +158,7 @@ std::vector<contract::CallSignature> signatures(const contract::Contract& c, con
   return out;
 }
 
-std::string signature_text(const contract::CallSignature& call) {
+std::string signature_text(const plan::CallSignature& call) {
   std::string s;
   for (const auto& [name, t] : call.inputs) s += (s.empty() ? "" : ", ") + name + ": " + std::string(dtype_name(t.dtype)) + shape_string(t.shape);
   for (const auto& [name, v] : call.attrs) s += "; " + name + "=" + v.repr();
@@ -184,10 +184,10 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     const Kernel kernel = resolve_package(o->package, o->pin);
     const std::shared_ptr<const contract::Contract> contract = introspect::contract(kernel);
     const contract::Contract& c = *contract;
-    const contract::DeviceCaps& adapter = introspect::caps(*kernel.device());
+    const plan::DeviceCaps& adapter = introspect::caps(*kernel.device());
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
-    std::vector<contract::CallSignature> case_signatures;
+    std::vector<plan::CallSignature> case_signatures;
     for (const char* file : {"test.json", "bench.json"}) {
       std::string text;
       try {
@@ -206,16 +206,16 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     }
     if (case_signatures.empty())
       throw Error(ErrorKind::kContract, kernel.id() + ": test.json and bench.json hold no case to take a signature from");
-    const std::vector<contract::CallSignature> all_signatures = signatures(c, case_signatures);
+    const std::vector<plan::CallSignature> all_signatures = signatures(c, case_signatures);
 
     // Two planners: the adapter as it is, and the same adapter with shader-f16 flipped, so the
     // variants a feature gates are rendered either way (compiled where the adapter can).
     const auto templates = [kernel](const std::string& file) { return introspect::package_file(kernel, file); };
-    contract::DeviceCaps flipped = adapter;
+    plan::DeviceCaps flipped = adapter;
     flipped.shader_f16 = !flipped.shader_f16;
     struct Caps {
       std::string name;
-      contract::DeviceCaps caps;
+      plan::DeviceCaps caps;
     };
     const std::vector<Caps> all_caps = {{"adapter", adapter},
                                         {adapter.shader_f16 ? "adapter without shader-f16" : "adapter with shader-f16", flipped}};
@@ -226,14 +226,14 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     std::size_t tried = 0, rejected = 0, unserved = 0;
     std::vector<std::string> unserved_examples, other_failures;
     for (const auto& caps : all_caps) {
-      contract::Planner planner(contract, caps.caps, templates);
+      plan::Planner planner(contract, caps.caps, templates);
       Progress progress("wgk validate: " + caps.name, all_signatures.size());
       std::size_t done = 0;
       for (const auto& signature : all_signatures) {
         progress.update(done++);
         const auto* call = &signature;
         ++tried;
-        contract::Selection selection;
+        plan::Selection selection;
         try {
           selection = planner.select(*call);
         } catch (const Error& e) {
@@ -252,7 +252,7 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
         VariantReport& report = reports[selection.variant->id];
         ++report.signatures;
         if (report.example.empty()) report.example = caps.name + ": " + signature_text(*call);
-        std::shared_ptr<const contract::Plan> plan;
+        std::shared_ptr<const plan::Plan> plan;
         try {
           plan = planner.plan(*call);
         } catch (const Error& e) {

@@ -9,11 +9,13 @@
 #include <sstream>
 #include <thread>
 
-#include "contract/plan.h"
+#include "plan/plan.h"
 #include "wgk/error.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
 namespace {
+
+using namespace wgk::contract;
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -33,10 +35,10 @@ std::shared_ptr<const Contract> load(const std::string& path) {
   return std::make_shared<const Contract>(load_contract(read_text(path), path));
 }
 
-// Tiny fake templates (tests/contract/data/plan/): one comment line naming the file and a few scope values.
+// Tiny fake templates (tests/plan/data/): one comment line naming the file and a few scope values.
 Planner::TemplateSource fake_templates() {
   return [](const std::string& file) {
-    return read_text(std::string(WGK_SOURCE_DIR) + "/tests/contract/data/plan/" + file);
+    return read_text(std::string(WGK_SOURCE_DIR) + "/tests/plan/data/" + file);
   };
 }
 
@@ -439,8 +441,8 @@ TEST(PlanDevice, DispatchBeyondDeviceLimitIsAnError) {
 }
 
 
-// tests/contract/data/plan/tiny.manifest.json: a made-up op that reaches the rules the seeds do not.
-std::shared_ptr<const Contract> tiny() { return load(std::string(WGK_SOURCE_DIR) + "/tests/contract/data/plan/tiny.manifest.json"); }
+// tests/plan/data/tiny.manifest.json: a made-up op that reaches the rules the seeds do not.
+std::shared_ptr<const Contract> tiny() { return load(std::string(WGK_SOURCE_DIR) + "/tests/plan/data/tiny.manifest.json"); }
 
 CallSignature tiny_call(Shape a, std::optional<Shape> idx = std::nullopt) {
   CallSignature c;
@@ -503,7 +505,7 @@ TEST(PlanTiny, FailingCheckGivesMessageAndExplain) {
 // Attributes are checked against their declared ONNX type (issue 15): tiny's manifest with a STRING
 // attribute `mode` in {"none", "tanh"} (as ONNX Gelu-20's `approximate`) and a FLOAT `alpha`.
 std::shared_ptr<const Contract> tiny_with(const std::string& attributes, const std::string& constraints) {
-  std::string text = read_text(std::string(WGK_SOURCE_DIR) + "/tests/contract/data/plan/tiny.manifest.json");
+  std::string text = read_text(std::string(WGK_SOURCE_DIR) + "/tests/plan/data/tiny.manifest.json");
   const std::string from = R"("attributes": { "scale": { "default": 2 } },)";
   const auto at = text.find(from);
   EXPECT_NE(at, std::string::npos);
@@ -599,4 +601,4 @@ TEST(PlanTiny, ListAttributesByDeclaredType) {
 }
 
 }  // namespace
-}  // namespace wgk::contract
+}  // namespace wgk::plan

@@ -1,9 +1,9 @@
 #pragma once
-// The signature-level half of a kernel call (docs/design.md "One call, as data"): boundary checks on
-// names, dtypes, ranks and attributes; the call scope (docs/kernel-conventions.md "Render context");
-// variant selection; and the plan of each pass (resolved bindings, generated WGSL declarations plus
-// the rendered template, packed uniform bytes, dispatch sizes, output shapes). Data-level checks
-// (int64 -> u32 narrowing, valueRange) are the runtime's: the plan hands it the evaluated bounds.
+// The planner (docs/design.md "One call, as data"): from a call signature, past the boundary
+// (plan/boundary.h), to the call scope (docs/kernel-conventions.md "Render context"), variant selection and
+// the plan of each pass (resolved bindings, generated WGSL declarations plus the rendered template, packed
+// uniform bytes: plan/wgsl.h; dispatch sizes, output shapes, the evaluated valueRange bounds the
+// runtime checks the data against).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +12,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,66 +20,13 @@
 
 #include "contract/contract.h"
 #include "expr/value.h"
+#include "plan/boundary.h"
+#include "plan/device_caps.h"
+#include "plan/wgsl.h"
 #include "template/template.h"
 #include "wgk/tensor.h"
 
-namespace wgk::contract {
-
-/// What the scope exposes as `device.limits.<name>` and `device.features.*`. Limit names are
-/// WebGPU's (`maxComputeWorkgroupsPerDimension`, `maxStorageBufferBindingSize`, ...).
-struct DeviceCaps {
-  std::vector<std::pair<std::string, std::int64_t>> limits;
-  bool shader_f16 = false, timestamp_query = false, subgroups = false;
-
-  /// The WebGPU spec's default limits (GPUSupportedLimits defaults), no features.
-  static DeviceCaps webgpu_defaults();
-  /// Mesa lavapipe under Dawn (docs/platform.md): defaults plus shader-f16,
-  /// timestamp-query, subgroups; maxStorageBufferBindingSize 128 MiB, maxComputeWorkgroupsPerDimension 65535.
-  static DeviceCaps lavapipe();
-  /// NVIDIA H200 under Dawn/Vulkan (docs/platform.md): defaults plus timestamp-query, no shader-f16;
-  /// maxStorageBufferBindingSize 4 GiB - 1, maxBufferSize 1 TiB.
-  static DeviceCaps h200();
-  /// "webgpu-default", "lavapipe", "h200"; nullopt for another name.
-  static std::optional<DeviceCaps> preset(std::string_view name);
-  /// JSON `{"limits": {"<name>": int, ...}, "features": ["shader-f16", "timestamp-query", "subgroups"]}`
-  /// over the WebGPU defaults. Throws wgk::Error (kInvalidArgument) naming `source` and the key.
-  static DeviceCaps from_json(std::string_view json_text, const std::string& source);
-  /// The limit's value, or nullopt when not listed.
-  std::optional<std::int64_t> limit(std::string_view name) const;
-};
-
-/// One tensor argument as the boundary sees it: no data, only dtype and shape.
-struct TensorSignature {
-  DType dtype = DType::kFloat32;
-  Shape shape;
-};
-
-/// A kernel call at the signature level.
-struct CallSignature {
-  /// By argument name (`x`, `cos`, `positionIds`) or ONNX name (`X`, `cos_cache`); present inputs only.
-  /// An `M`-typed input (storage uint32, checked narrowing) may be given as int64 (the runtime narrows
-  /// the data) or as uint32 (already narrowed by the caller); both bind `M` and `dtypes.M` is "u32".
-  std::map<std::string, TensorSignature, std::less<>> inputs;
-  /// Caller's attribute values, checked against each attribute's declared ONNX type (contract::attribute_value:
-  /// INT, FLOAT, STRING, INTS, FLOATS, STRINGS; an integral float such as 1.0 is taken as 1 for INT). Absent ones
-  /// take the manifest default, or stay undefined.
-  std::map<std::string, expr::Value, std::less<>> attrs;
-  /// Overrides of the manifest's `tunables` (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). Each name
-  /// must be declared and its value of the default's type (integer, number or string).
-  std::map<std::string, expr::Value, std::less<>> tunables;
-  /// Optional outputs asked for, by argument or ONNX name (`invStdVar`, `inv_std_var`); naming a required
-  /// output is allowed and changes nothing. An optional output not named is neither planned nor bound, and
-  /// `present.<output>` is false for it. An unknown name is an error naming the declared outputs.
-  std::vector<std::string> outputs;
-};
-
-/// One bind group entry of a pass.
-struct PlannedBinding {
-  std::uint32_t slot = 0;             ///< @binding(slot), @group(0)
-  const Binding* binding = nullptr;   ///< into the Contract
-  std::string wgsl_type;              ///< resolved element type (tensor bindings) or the struct name
-  std::vector<std::byte> uniform;     ///< kUniform: the struct packed by WGSL uniform layout, size % 16 == 0
-};
+namespace wgk::plan {
 
 /// A pass's WGSL and what it depends on.
 struct ProgramText {
@@ -93,30 +39,15 @@ struct ProgramText {
 };
 
 struct PlannedPass {
-  const Pass* pass = nullptr;
+  const contract::Pass* pass = nullptr;
   /// Null if not rendered. Shared by every plan whose pass has the same key (see ProgramSource).
   std::shared_ptr<const ProgramText> program;
   std::array<std::uint32_t, 3> workgroups{};  ///< dispatch x, y, z (workgroup counts)
   std::vector<PlannedBinding> bindings;
 };
 
-struct PlannedOutput {
-  std::string name;  ///< argument name (`y`)
-  DType dtype = DType::kFloat32;
-  Shape shape;
-};
-
-/// An input's `valueRange` evaluated for this call: every host element must lie in [min, max].
-struct ValueRange {
-  std::string input;
-  std::int64_t min = 0, max = 0;
-  /// The bound expressions' texts, for the runtime's error messages (views into the contract, which a
-  /// plan's user keeps alive).
-  std::string_view min_text, max_text;
-};
-
 struct Plan {
-  const Variant* variant = nullptr;
+  const contract::Variant* variant = nullptr;
   std::vector<PlannedOutput> outputs;     ///< in manifest order: the required ones and those asked for
   std::vector<ValueRange> value_ranges;   ///< present inputs with a valueRange
   std::vector<PlannedPass> passes;
@@ -136,17 +67,13 @@ struct SelectOptions {
 
 /// The outcome of variant selection for one call (boundary errors are thrown, not stored here).
 struct Selection {
-  const Variant* variant = nullptr;  ///< null: no variant accepts the call
+  const contract::Variant* variant = nullptr;  ///< null: no variant accepts the call
   std::string failure;               ///< when !variant: the message plan() would throw
   std::string signature;             ///< "x: float32[2, 4, 3, 8], ...; attrs: interleaved=0, ..."
   std::vector<DeriveResult> derive;  ///< manifest derive in evaluation order (SelectOptions::derive_values)
   std::optional<Plan> plan;          ///< SelectOptions::plan and a variant chosen; WGSL left empty
   std::string plan_error;            ///< planning the chosen variant failed (u32 range, dispatch limit)
 };
-
-/// Appends a compact, unambiguous encoding of `call` to `key`: two calls with equal keys get equal plans
-/// on one Planner (the runtime's plan cache key).
-void append_signature_key(std::string& key, const CallSignature& call);
 
 /// Plans kernel calls against one contract on one device. plan() is what the runtime calls on every
 /// kernel call: it is cached by the call signature and safe to call from several threads.
@@ -159,7 +86,7 @@ class Planner {
   using ProgramSource = std::function<std::shared_ptr<const ProgramText>(
       std::string key, const std::string& label, const std::function<std::string()>& render)>;
 
-  Planner(std::shared_ptr<const Contract> contract, DeviceCaps device, TemplateSource templates,
+  Planner(std::shared_ptr<const contract::Contract> contract, DeviceCaps device, TemplateSource templates,
           ProgramSource programs = nullptr);
   ~Planner();
   Planner(const Planner&) = delete;
@@ -176,17 +103,28 @@ class Planner {
   /// reported in Selection::failure instead.
   Selection select(const CallSignature& call, SelectOptions options = {}) const;
 
-  const Contract& contract() const { return *contract_; }
+  const contract::Contract& contract() const { return *contract_; }
   const DeviceCaps& device() const { return device_; }
  private:
   struct CallState;
   friend struct CallState;
+  // The stages of a call, in order: the boundary (bind_signature) and the manifest's checks; variant
+  // selection; the plan: value ranges, then per pass its bindings (with the uniform bytes), dispatch, WGSL.
   std::unique_ptr<CallState> begin_call(const CallSignature& call) const;
-  const Variant* choose(CallState& state, std::string* failure) const;
-  Plan make_plan(CallState& state, const Variant& variant, bool render) const;
+  void check_manifest(const CallState& state) const;
+  const contract::Variant* choose(CallState& state, std::string* failure) const;
+  Plan make_plan(CallState& state, const contract::Variant& variant, bool render) const;
+  std::vector<ValueRange> value_ranges(const CallState& state) const;
+  /// Returns whether an element type names f16 (the declarations then `enable f16`).
+  bool plan_bindings(const CallState& state, const contract::Pass& pass, const expr::Scope& scope,
+                     const std::function<std::string()>& where, PlannedPass& pp) const;
+  void plan_dispatch(const contract::Pass& pass, const expr::Scope& scope, const std::function<std::string()>& where,
+                     PlannedPass& pp) const;
+  void render_pass(const contract::Variant& variant, const contract::Pass& pass, const expr::Scope& scope,
+                   bool needs_f16, PlannedPass& pp) const;
   const tmpl::Template& template_for(const std::string& file_name) const;
 
-  std::shared_ptr<const Contract> contract_;
+  std::shared_ptr<const contract::Contract> contract_;
   std::string op_;  // "<domain>.<name>", the prefix of every message
   DeviceCaps device_;
   TemplateSource templates_;
@@ -200,4 +138,4 @@ class Planner {
   mutable std::map<std::string, tmpl::Template, std::less<>> parsed_templates_;
 };
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan

@@ -7,7 +7,7 @@
 
 #include "contract/contract.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
 
 /// Reads a file of the package's build/webgpu/ by its path there (the store's verified bytes); throws
 /// wgk::Error when the package has no such file.
@@ -22,6 +22,6 @@ using PackageFiles = std::function<std::string(const std::string& name)>;
 /// derive of a variant or pass that uses the shader. Throws wgk::Error (kContract)
 /// "<origin>: <shader>: ..." naming the name and the rule; parse and include errors as
 /// tmpl::Template::parse raises them, prefixed with `origin`.
-void check_templates(const Contract& contract, const PackageFiles& files, const std::string& origin);
+void check_templates(const contract::Contract& contract, const PackageFiles& files, const std::string& origin);
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan

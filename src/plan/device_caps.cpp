@@ -1,11 +1,10 @@
 // DeviceCaps: the device half of the call scope (`device.limits.*`, `device.features.*`) and its presets.
 #include <nlohmann/json.hpp>
 
-#include "contract/plan.h"
-#include "core/webgpu_names.h"
+#include "plan/device_caps.h"
 #include "wgk/error.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
 
 namespace {
 
@@ -75,13 +74,12 @@ DeviceCaps DeviceCaps::from_json(std::string_view json_text, const std::string& 
       if (!value.is_array()) throw Error(ErrorKind::kInvalidArgument, source + ": features: expected a list");
       for (const auto& f : value) {
         const std::string name = f.is_string() ? f.get<std::string>() : f.dump();
-        if (name == "shader-f16") caps.shader_f16 = true;
-        else if (name == "timestamp-query") caps.timestamp_query = true;
-        else if (name == "subgroups") caps.subgroups = true;
-        else
+        std::size_t i = 0;
+        while (i < kKernelFeatures.size() && kKernelFeatures[i].name != name) ++i;
+        if (i == kKernelFeatures.size())
           throw Error(ErrorKind::kInvalidArgument,
-                      source + ": features: unknown feature " + name +
-                          " (known: shader-f16, timestamp-query, subgroups)");
+                      source + ": features: unknown feature " + name + " (known: " + kernel_feature_list() + ")");
+        caps.*kCapsFeatureFlags[i] = true;
       }
     } else {
       throw Error(ErrorKind::kInvalidArgument, source + ": unknown key '" + key + "' (expected limits, features)");
@@ -97,4 +95,4 @@ std::optional<std::int64_t> DeviceCaps::limit(std::string_view name) const {
   return std::nullopt;
 }
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan

@@ -1,5 +1,5 @@
 // Package-load checks of the WGSL templates: parse with package-local includes, `#param` headers.
-#include "contract/templates.h"
+#include "plan/templates.h"
 
 #include <algorithm>
 #include <map>
@@ -10,7 +10,9 @@
 #include "template/template.h"
 #include "wgk/error.h"
 
-namespace wgk::contract {
+namespace wgk::plan {
+
+using namespace wgk::contract;  // the model this stage plans from
 
 namespace {
 
@@ -64,4 +66,4 @@ void check_templates(const Contract& contract, const PackageFiles& files, const 
   }
 }
 
-}  // namespace wgk::contract
+}  // namespace wgk::plan
