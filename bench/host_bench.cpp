@@ -1,24 +1,76 @@
 // Host cost of one kernel call at decode sizes, inputs already on the device (Google Benchmark).
 //
-// BM_Call: Kernel::call as an application makes it (boundary checks, plan-cache hit, prepared-plan
-// lookup, output allocation, bind group, encode, submit; no read-back). The rest split it into parts
-// so the time can be placed: BM_Plan (signature + plan-cache hit), BM_OutputBuffer (one storage buffer,
-// as each call allocates its outputs), BM_BindGroup, BM_Submit (encode + submit of one prepared
-// small copy dispatch, the gpu::Device floor). BM_BatchedCall: the call recorded into a wgk::Batch with
-// 64 calls per flush (host time per call, the submit's share included). The GPU is drained every 1024 calls
-// (outside timing) so queued work does not pile up.
+// BM_Call: Kernel::call as an application makes it (boundary checks, plan-cache hit, output allocation,
+// bind group, encode, submit; no read-back). BM_Record: Batch::record alone (encode_call: boundary, plan
+// lookup, output allocation, bind groups), the flush every 64 calls outside timing: our own host cost,
+// without Dawn's encode and submit. BM_BatchedCall: the same with the flush timed (64 calls per flush,
+// each call carrying 1/64 of the submit). The rest split the parts: BM_Plan (planning a signature, the
+// plan-cache miss), BM_OutputBuffer (one storage buffer from Dawn), BM_BindGroup, BM_Submit (encode +
+// submit of one prepared small copy dispatch, the gpu::Device floor). The GPU is drained every 1024
+// calls (outside timing) so queued work does not pile up.
+//
+// Counter allocs_per_call: heap allocations (operator new) made by the benchmark's thread per iteration,
+// timed part only (Dawn's own allocations on that thread included; lavapipe's threads not).
+//
+// Cases: RoPE decode_r4_b1_h32x128 of ai.onnx.RotaryEmbedding's bench.json (x [1, 32, 1, 128], cos/sin
+// [4096, 64], one position) and com.microsoft's; RMSNormalization decode_1x4096_f32 (x [1, 4096], scale [4096]).
 //
 // run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter)
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <new>
 
 #include "runtime/state.h"  // the types behind introspect::state
 #include "wgk/introspect.h"
 #include "wgk/kernel.h"
 
+// Heap allocations of threads that count (the benchmark's thread while timed): a replaced global
+// operator new. Only the allocating forms are replaced; every delete form stays the library's, which
+// frees what malloc returned.
 namespace {
+thread_local bool counting = false;
+thread_local std::uint64_t allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (counting) ++allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (counting) ++allocations;
+  return std::malloc(n ? n : 1);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+// GCC's -Wmismatched-new-delete sees free() of what the (replaced) operator new returned: malloc's.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
+
+namespace {
+
+// Counts this thread's allocations while alive; st.counters["allocs_per_call"] on destruction.
+struct AllocationCounter {
+  benchmark::State& st;
+  std::uint64_t start;
+  explicit AllocationCounter(benchmark::State& s) : st(s), start(allocations) { counting = true; }
+  void pause() { counting = false; }
+  void resume() { counting = true; }
+  ~AllocationCounter() {
+    counting = false;
+    st.counters["allocs_per_call"] =
+        st.iterations() ? static_cast<double>(allocations - start) / static_cast<double>(st.iterations()) : 0.0;
+  }
+};
 
 struct Decode {
   wgk::Kernel kernel;
@@ -26,7 +78,11 @@ struct Decode {
   wgk::Attributes attrs;
 };
 
-// decode_r4_b1_h32x128 of the packages' bench.json: x [1, 32, 1, 128], cos/sin [4096, 64], one position.
+constexpr const char* kOnnxRope = "webgpu-kernels/ai.onnx.RotaryEmbedding";
+constexpr const char* kMsRope = "webgpu-kernels/com.microsoft.RotaryEmbedding";
+constexpr const char* kRmsNorm = "webgpu-kernels/ai.onnx.RMSNormalization";
+
+// The decode case of `id` (see the file comment), inputs uploaded (zeros; position 7).
 Decode& decode(const std::string& id, wgk::DType dtype) {
   static std::map<std::pair<std::string, int>, Decode> cache;
   auto key = std::make_pair(id, static_cast<int>(dtype));
@@ -39,11 +95,16 @@ Decode& decode(const std::string& id, wgk::DType dtype) {
     return wgk::DeviceTensor::upload(t, device);
   };
   wgk::Inputs inputs;
-  inputs.emplace("x", host({1, 32, 1, 128}));
-  inputs.emplace("cos", host({4096, 64}));
-  inputs.emplace("sin", host({4096, 64}));
-  inputs.emplace("positionIds",
-                 wgk::DeviceTensor::upload(wgk::HostTensor::from(wgk::DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{7}), device));
+  if (id == kRmsNorm) {
+    inputs.emplace("x", host({1, 4096}));
+    inputs.emplace("scale", host({4096}));
+  } else {
+    inputs.emplace("x", host({1, 32, 1, 128}));
+    inputs.emplace("cos", host({4096, 64}));
+    inputs.emplace("sin", host({4096, 64}));
+    inputs.emplace("positionIds", wgk::DeviceTensor::upload(
+                                      wgk::HostTensor::from(wgk::DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{7}), device));
+  }
   return cache.emplace(key, Decode{wgk::get_kernel(id, {.version = 1}, device), std::move(inputs), {}}).first->second;
 }
 
@@ -58,49 +119,90 @@ void BM_Call(benchmark::State& st, std::string id, wgk::DType dtype) {
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
   drain(dev);
   std::int64_t n = 0;
+  AllocationCounter allocs(st);
   for (auto _ : st) {
     benchmark::DoNotOptimize(d.kernel.call(d.inputs, d.attrs, {}, nullptr));
     if (++n % 1024 == 0) {
       st.PauseTiming();
+      allocs.pause();
       drain(dev);
+      allocs.resume();
       st.ResumeTiming();
     }
   }
   drain(dev);
 }
-BENCHMARK_CAPTURE(BM_Call, onnx_f32, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_Call, onnx_f16, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_Call, ms_f32, "webgpu-kernels/com.microsoft.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
-// BM_BatchedCall: the same call recorded into a wgk::Batch, flushed every 64 calls (the flush, one
-// submit, is timed: each call carries 1/64 of it). Time per iteration = host time per call.
-void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype) {
-  constexpr std::int64_t kCallsPerSubmit = 64;
+constexpr std::int64_t kCallsPerSubmit = 64;
+
+// BM_Record: Batch::record of the call, 64 per batch; the flush (and its release of the 64 calls'
+// references) and a drain every 1024 calls outside timing. Time per iteration = our host time per call.
+void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) {
   Decode& d = decode(id, dtype);
   auto& dev = wgk::introspect::state(*d.kernel.device());
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
   drain(dev);
   wgk::Batch batch(d.kernel.device());
   std::int64_t n = 0;
+  AllocationCounter allocs(st);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(batch.record(d.kernel, d.inputs, d.attrs));
+    if (++n % kCallsPerSubmit == 0) {
+      st.PauseTiming();
+      allocs.pause();
+      batch.flush();
+      if (n % 1024 == 0) drain(dev);
+      allocs.resume();
+      st.ResumeTiming();
+    }
+  }
+  allocs.pause();
+  batch.flush();
+  drain(dev);
+  st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
+}
+BENCHMARK_CAPTURE(BM_Record, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Record, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Record, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Record, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+
+// BM_BatchedCall: the same call recorded into a wgk::Batch, flushed every 64 calls (the flush, one
+// submit, is timed: each call carries 1/64 of it). Time per iteration = host time per call.
+void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype) {
+  Decode& d = decode(id, dtype);
+  auto& dev = wgk::introspect::state(*d.kernel.device());
+  d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
+  drain(dev);
+  wgk::Batch batch(d.kernel.device());
+  std::int64_t n = 0;
+  AllocationCounter allocs(st);
   for (auto _ : st) {
     benchmark::DoNotOptimize(batch.record(d.kernel, d.inputs, d.attrs));
     if (++n % kCallsPerSubmit == 0) batch.flush();
     if (n % 1024 == 0) {
       st.PauseTiming();
+      allocs.pause();
       drain(dev);
+      allocs.resume();
       st.ResumeTiming();
     }
   }
+  allocs.pause();
   batch.flush();
   drain(dev);
   st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
 }
-BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f32, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, "webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, "webgpu-kernels/com.microsoft.RotaryEmbedding", wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
 void BM_Plan(benchmark::State& st) {
-  Decode& d = decode("webgpu-kernels/ai.onnx.RotaryEmbedding", wgk::DType::kFloat32);
+  Decode& d = decode(kOnnxRope, wgk::DType::kFloat32);
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);
   for (auto _ : st) {
     wgk::plan::CallSignature sig;

@@ -18,11 +18,11 @@ std::uint64_t next_batch_serial() {
 // Releases the claims and references of what `batch` recorded. Caller holds the device mutex (the
 // references may be the last ones to Dawn objects).
 void release(BatchState& batch) {
-  for (auto& held : batch.calls)
-    if (held.bind_groups && held.bind_groups->batch_claims > 0) --held.bind_groups->batch_claims;
+  for (auto& set : batch.calls)
+    if (set && set->batch_claims > 0) --set->batch_claims;
   batch.calls.clear();
   batch.dispatches.clear();
-  batch.buffers.clear();
+  batch.inputs.clear();
   batch.outputs.clear();
 }
 
@@ -77,25 +77,27 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
     throw Error(ErrorKind::kInvalidArgument, "Batch::record: the batch holds " + std::to_string(b.calls.size()) +
                                                  " calls, the most one batch holds (Batch::kMaxCalls); flush() first");
   std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
-  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(k, inputs, attrs, tunables, lock, b.serial, outputs); },
-                                           [&] { return "recording a call of " + k.package->id + " in a Batch"; });
+  runtime::EncodedCall& call = b.encoded;  // reused: its vectors keep their capacity from call to call
+  with_context([&] { runtime::encode_call(call, b.scratch, k, inputs, attrs, tunables, lock, b.serial, outputs); },
+               [&] { return "recording a call of " + k.package->id + " in a Batch"; });
   // Under the device mutex from here: nothing another thread does can see this call's objects yet.
   if (info) {
     info->variant = call.plan->variant->id;
     info->plan_cached = call.plan_cached;
   }
-  b.calls.push_back({std::move(call.programs), call.bind_groups});
+  b.calls.push_back(std::move(call.bind_groups));
   b.dispatches.insert(b.dispatches.end(), call.dispatches.begin(), call.dispatches.end());
-  for (auto& uploaded : call.inputs) b.buffers.push_back(std::move(uploaded));
+  for (auto& uploaded : call.inputs) b.inputs.push_back(std::move(uploaded));
   for (const auto& [name, arg] : inputs)
-    if (const DeviceTensor* dt = arg.device()) b.buffers.push_back(runtime::tensor_buffer(*dt));
+    if (const DeviceTensor* dt = arg.device()) b.inputs.push_back(runtime::tensor_buffer(*dt));
   for (const auto& [name, out] : call.outputs) {
     const auto& buffer = runtime::tensor_buffer(out);
     buffer->pending_batch.store(b.serial);
-    b.buffers.push_back(buffer);
     b.outputs.push_back(buffer);
   }
-  return std::move(call.outputs);
+  Outputs outputs_of_call = std::move(call.outputs);
+  call.clear();
+  return outputs_of_call;
 }
 
 void Batch::flush() {

@@ -31,7 +31,12 @@ void DeviceCache::insert(Entry entry) {
   ++entries_[kind];
   entry.used = ++tick_;
   Lru& list = list_of(kind);
-  list.push_front(std::move(entry));
+  if (kind == kBuffer && !spare_.empty()) {  // the node of a buffer taken from the pool earlier
+    spare_.front() = std::move(entry);
+    list.splice(list.begin(), spare_, spare_.begin());
+  } else {
+    list.push_front(std::move(entry));
+  }
   auto it = list.begin();
   if (kind == kBuffer) {
     pool_[it->buffer.size()].push_back(it);
@@ -136,6 +141,8 @@ std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::share
   std::uint64_t bytes = kPlanBaseBytes + key.size();
   for (const auto& pass : plan->plan->passes)
     for (const auto& b : pass.bindings) bytes += sizeof b + b.uniform.size();
+  bytes += plan->inputs.size() * sizeof(CachedPlan::Input) + plan->output_bytes.size() * 8 +
+           plan->sources.size() * 4 + plan->uniforms.size();
   std::lock_guard lock(mutex_);
   plan->id = next_plan_id_++;
   ++plans_made_;
@@ -204,7 +211,7 @@ const gpu::ComputePipeline& DeviceCache::pipeline(gpu::Device& gpu, Program& pro
 
 // ---- bind groups --------------------------------------------------------------------------------
 
-std::shared_ptr<BindGroupSet> DeviceCache::find_bind_groups(const std::string& key) {
+std::shared_ptr<BindGroupSet> DeviceCache::find_bind_groups(std::string_view key) {
   std::lock_guard lock(mutex_);
   auto it = index_[kBindGroup].find(key);
   if (it == index_[kBindGroup].end()) return nullptr;
@@ -213,13 +220,15 @@ std::shared_ptr<BindGroupSet> DeviceCache::find_bind_groups(const std::string& k
 }
 
 void DeviceCache::insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set,
-                                     const std::vector<std::uint64_t>& programs, const std::vector<const void*>& buffers) {
+                                     const std::vector<const void*>& buffers) {
   Entry e{kBindGroup, std::move(key), 0};
   e.bytes = e.key.size() + kBindGroupBytes * set->groups.size() + set->written.size();
-  e.bind_groups = std::move(set);
-  for (std::uint64_t id : programs) e.pins.push_back(program_token(id));
+  for (const auto& program : set->programs) e.pins.push_back(program_token(program->id));
   for (const void* id : buffers) e.pins.push_back(buffer_token(id));
+  e.bind_groups = std::move(set);
   std::lock_guard lock(mutex_);
+  for (const auto& program : e.bind_groups->programs)
+    if (program->evicted) return;  // released by its caller, under the device mutex
   insert(std::move(e));
 }
 
@@ -232,14 +241,13 @@ gpu::Buffer DeviceCache::take_buffer(gpu::Device& gpu, std::uint64_t bytes, std:
   {
     std::lock_guard lock(mutex_);
     auto p = pool_.find(size);
-    if (p != pool_.end()) {
+    if (p != pool_.end() && !p->second.empty()) {
       Lru::iterator it = p->second.back();
       gpu::Buffer buffer = std::move(it->buffer);
-      p->second.pop_back();
-      if (p->second.empty()) pool_.erase(p);
+      p->second.pop_back();  // the emptied list stays: the buffer comes back to it
       bytes_[kBuffer] -= it->bytes;
       --entries_[kBuffer];
-      lru_.erase(it);  // its bind groups stay cached: the buffer lives on
+      spare_.splice(spare_.begin(), lru_, it);  // its bind groups stay cached: the buffer lives on
       return buffer;
     }
   }
@@ -306,6 +314,7 @@ void DeviceCache::clear() {
     std::lock_guard lock(mutex_);
     while (!plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
     while (!lru_.empty()) evict(std::prev(lru_.end()));
+    spare_.clear();
   }
   release_evicted();
 }

@@ -39,12 +39,26 @@ struct Program {
   bool evicted = false;  ///< out of the cache (under the cache's mutex); calls in flight may still hold it
 };
 
-/// The plan of one call signature of one kernel, and the GPU objects that depend only on it.
+/// The plan of one call signature of one kernel, the GPU objects that depend only on it, and what the
+/// plan's calls look up by name, resolved once when it is planned (encode_call's "plan" stage): every
+/// call with this key has these input names in this order, so per call the lookups are index reads.
 struct CachedPlan {
-  std::uint64_t id = 0;                                ///< unique per device: bind group keys name it
+  std::uint64_t id = 0;                                ///< unique per device
   std::shared_ptr<const contract::Contract> contract;  ///< keeps the plan's pointers into it valid
   std::shared_ptr<const plan::Plan> plan;
   std::vector<std::weak_ptr<Program>> programs;        ///< per pass; expired: the plan is made again
+  /// Per call input, in the call's Inputs order: its declaration and, when it has one, its value range
+  /// for this signature (into `plan`).
+  struct Input {
+    const contract::Input* spec = nullptr;
+    const plan::ValueRange* range = nullptr;
+  };
+  std::vector<Input> inputs;
+  std::vector<std::uint64_t> output_bytes;  ///< per plan output: numel * dtype size
+  /// The tensor buffer of each storage binding, passes in order, bindings in @binding order: an index
+  /// into the call's buffers (its inputs in Inputs order, then the plan's outputs).
+  std::vector<std::uint32_t> sources;
+  std::vector<std::byte> uniforms;  ///< every uniform binding's bytes, in the same order (BindGroupSet::written)
 };
 
 /// Bind groups of one call's passes, by the programs and the buffers they bind, with
@@ -54,6 +68,9 @@ struct CachedPlan {
 struct BindGroupSet {
   std::vector<gpu::BindGroup> groups;              ///< per pass
   std::vector<std::vector<gpu::Buffer>> uniforms;  ///< per pass, per uniform binding
+  /// Per pass, the program whose pipeline `groups` were made for: whoever holds the set (a call in
+  /// flight, a Batch) holds what its dispatches point at, evicted from the cache or not.
+  std::vector<std::shared_ptr<Program>> programs;
   std::vector<std::byte> written;                  ///< every uniform's bytes as last written, in order
   /// Recorded calls of unflushed Batches that use this set (under the device mutex). While any do, the
   /// uniform buffers keep `written` until those submits: a call that needs other values gets its own set
@@ -106,10 +123,11 @@ class DeviceCache {
 
   // -- bind groups ---------------------------------------------------------------------------------
   /// The bind groups for `key`, or null.
-  std::shared_ptr<BindGroupSet> find_bind_groups(const std::string& key);
-  /// Caches `set`, pinned by the programs and the buffers with these ids: it goes when any of them goes.
-  void insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, const std::vector<std::uint64_t>& programs,
-                          const std::vector<const void*>& buffers);
+  std::shared_ptr<BindGroupSet> find_bind_groups(std::string_view key);
+  /// Caches `set`, pinned by its programs (BindGroupSet::programs) and the buffers with these ids: it goes
+  /// when any of them goes. Not cached when a program of it is evicted already (a tiny budget): nobody
+  /// would find the set again, and it would hold that program's pipeline.
+  void insert_bind_groups(std::string key, std::shared_ptr<BindGroupSet> set, const std::vector<const void*>& buffers);
 
   // -- buffers -------------------------------------------------------------------------------------
   /// A storage buffer of allocation_size(bytes), or of `bytes` when that size class passes `max_size`
@@ -161,10 +179,14 @@ class DeviceCache {
   const std::uint64_t budget_;
   Lru lru_;        ///< programs, bind groups, buffers; front: most recently used
   Lru plans_lru_;  ///< plans (their own share of the budget, kPlanShare); front: most recently used
+  /// Emptied nodes of buffers taken from the pool, reused when a buffer comes back (no allocation per
+  /// call); at most one per buffer alive.
+  Lru spare_;
   std::uint64_t tick_ = 0;
   /// kPlan, kProgram, kBindGroup by key: views of the keys in the LRU's entries (list nodes do not move).
   std::unordered_map<std::string_view, Lru::iterator> index_[3];
-  std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;  ///< free buffers by allocation size
+  /// Free buffers by allocation size (a size's list stays when emptied by take_buffer).
+  std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;
   std::unordered_map<std::uint64_t, std::unordered_set<std::string>> pinned_by_;  ///< token -> bind group keys
   std::uint64_t bytes_[kKinds] = {};
   std::size_t entries_[kKinds] = {};

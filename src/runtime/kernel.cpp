@@ -1,7 +1,10 @@
 // Device, DeviceTensor, Kernel and get_kernel: plan (plan::Planner), encode, submit.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <thread>
+#include <type_traits>
+#include <variant>
 
 #include "contract/contract.h"
 #include "core/buffer_sizes.h"
@@ -41,7 +44,7 @@ std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>&
   // A binding covers the whole allocation: the tensor's bytes padded to 16 must fit the binding limit
   // (the allocation's size class is cut back to them when the class would not fit).
   const std::uint64_t need = storage_buffer_size(bytes);
-  const std::uint64_t max_binding = state.gpu.limit("maxStorageBufferBindingSize").value_or(~std::uint64_t{0});
+  const std::uint64_t max_binding = state.max_storage_binding;
   if (need > max_binding)
     throw Error(ErrorKind::kInvalidArgument, std::string(label) + ": " + std::to_string(bytes) + " bytes (" +
                                                  std::to_string(need) + " padded to 16) exceed the adapter's "
@@ -73,7 +76,10 @@ std::shared_ptr<DeviceTensor::Buffer> make_buffer(const std::shared_ptr<Device>&
 }  // namespace
 
 DeviceState::DeviceState(const gpu::DeviceOptions& options, std::uint64_t cache_budget_bytes)
-    : gpu(options), caps(caps_of(gpu)), cache(cache_budget_bytes) {}
+    : gpu(options),
+      caps(caps_of(gpu)),
+      max_storage_binding(gpu.limit("maxStorageBufferBindingSize").value_or(~std::uint64_t{0})),
+      cache(cache_budget_bytes) {}
 
 DeviceState::~DeviceState() {
   std::lock_guard lock(mutex);
@@ -248,211 +254,352 @@ Outputs Kernel::operator()(const Inputs& inputs, const Attributes& attrs, const 
 
 namespace runtime {
 
-EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs,
-                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch,
-                        const OutputNames& outputs) {
-  const contract::Contract& contract = *k.contract;
-  EncodedCall call;
+void EncodedCall::clear() {
+  cached.reset();
+  plan.reset();
+  bind_groups.reset();
+  inputs.clear();
+  outputs.clear();
+  dispatches.clear();
+  plan_cached = false;
+}
 
-  // 1. Signature-level boundary and plan, cached by the kernel's serial and the call signature.
-  plan::CallSignature signature;
-  for (const auto& [name, arg] : inputs) {
-    // Before planning: a default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
-    if (arg.device() && !tensor_buffer(*arg.device()))
-      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (default-constructed: no "
-                                                                 "buffer; use an earlier call's output or DeviceTensor::upload)");
-    signature.inputs.emplace(name, plan::TensorSignature{arg.dtype(), arg.shape()});
+void EncodeScratch::clear() {
+  programs.clear();
+  for (auto& words : narrowed) words.clear();
+  buffers.clear();
+  pipelines.clear();
+}
+
+// ---- encode_call's stages -----------------------------------------------------------------------
+//
+// 1. plan: the signature-level boundary. The call's key (its input names, dtypes and shapes, attributes,
+//    tunables, optional outputs) finds the plan the planner made for it, or the planner checks and plans
+//    it (plan::Planner::plan: every signature-level rule) and the plan is cached with what its calls
+//    look up by name (CachedPlan::inputs, sources). Equal keys are equal signatures, so a cached plan is the
+//    planner's answer for this call.
+// 2. check data: every call, whatever was cached: host data sizes, checked narrowing, value ranges (of
+//    device-resident inputs too), device-resident inputs on this device and computed (no unflushed batch).
+// 3. allocate: under the device mutex, pipelines (compiled on first use), uploads of host inputs, outputs.
+// 4. bind: the bind-group set of these programs and buffers (cached), its uniforms written if they differ.
+// 5. record: the dispatches of the passes with work.
+namespace {
+
+void put_bytes(std::string& key, const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); }
+
+// Length-prefixed: a name holding '\0' or key bytes cannot spell another call's key.
+void put_name(std::string& key, std::string_view name) {
+  const auto n = static_cast<std::uint32_t>(name.size());
+  put_bytes(key, &n, sizeof n);
+  key += name;
+}
+
+void put_values(std::string& key, const Attributes& values) {
+  for (const auto& [name, value] : values) {
+    put_name(key, name);
+    key += static_cast<char>(value.index());
+    std::visit(
+        [&key](const auto& x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::int64_t> || std::is_same_v<X, double>) {
+            put_bytes(key, &x, sizeof x);
+          } else if constexpr (std::is_same_v<X, std::string>) {
+            put_name(key, x);
+          } else {
+            const auto n = static_cast<std::uint32_t>(x.size());
+            put_bytes(key, &n, sizeof n);
+            for (const auto& e : x) {
+              if constexpr (std::is_same_v<std::decay_t<decltype(e)>, std::string>) put_name(key, e);
+              else put_bytes(key, &e, sizeof e);
+            }
+          }
+        },
+        value);
   }
+}
+
+// Stage 1's key: every part of the call the planner reads, each value in its caller's type (two calls with
+// equal keys make equal plan::CallSignatures: the runtime converts them the same way, signature_of).
+void append_call_key(std::string& key, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
+                     const OutputNames& outputs) {
+  for (const auto& [name, arg] : inputs) {
+    const Shape& shape = arg.shape();
+    put_name(key, name);
+    key += static_cast<char>(arg.dtype());
+    const auto rank = static_cast<std::uint32_t>(shape.size());
+    put_bytes(key, &rank, sizeof rank);
+    put_bytes(key, shape.data(), shape.size() * sizeof(std::int64_t));
+  }
+  key += '\x01';
+  put_values(key, attrs);
+  key += '\x02';
+  put_values(key, tunables);
+  key += '\x03';
+  for (const auto& name : outputs) put_name(key, name);
+}
+
+plan::CallSignature signature_of(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
+                                     const OutputNames& outputs) {
+  plan::CallSignature signature;
+  for (const auto& [name, arg] : inputs) signature.inputs.emplace(name, plan::TensorSignature{arg.dtype(), arg.shape()});
   for (const auto& [name, value] : attrs) signature.attrs.emplace(name, plan::attribute_value(value));
   for (const auto& [name, value] : tunables) signature.tunables.emplace(name, plan::attribute_value(value));
   signature.outputs = outputs;
-  DeviceCache& cache = state_of(*k.device).cache;
-  thread_local std::string key;
-  key = k.serial_prefix();
-  plan::append_signature_key(key, signature);
-  call.cached = cache.find_plan(key, &call.programs);
-  call.plan_cached = call.cached != nullptr;
-  if (!call.cached) {
-    auto planned = std::make_shared<CachedPlan>();
-    planned->contract = k.contract;
-    planned->plan = k.planner->plan(signature);  // renders through the cache's programs (make_kernel_state)
-    for (const auto& pass : planned->plan->passes) {
-      // Rendered by plan() a moment ago (or found): this finds it, unless a tiny budget evicted it.
-      const std::string label = contract.domain + "." + contract.name + "/" + planned->plan->variant->id + "/" + pass.pass->id;
-      call.programs.push_back(cache.program(k.serial_prefix(), pass.program, label));
-      planned->programs.push_back(call.programs.back());
-    }
-    call.cached = cache.insert_plan(std::move(key), std::move(planned));  // `key` is scratch: assigned anew each call
-  }
-  call.plan = call.cached->plan;
-  const plan::Plan& plan = *call.plan;
+  return signature;
+}
 
-  // 2. Data-level boundary: data sizes, checked narrowing, value ranges.
-  struct Staged {
-    const contract::Input* spec;
-    const TensorArg* arg;
-    std::vector<std::byte> narrowed;
-  };
-  std::vector<Staged> staged;
-  staged.reserve(inputs.size());
+// Stage 1 on a miss: plan, and resolve by name what every call of the plan looks up.
+std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, const Attributes& attrs,
+                                      const Attributes& tunables, const OutputNames& outputs,
+                                      std::vector<std::shared_ptr<Program>>& programs) {
+  DeviceCache& cache = state_of(*k.device).cache;
+  const contract::Contract& contract = *k.contract;
+  auto made = std::make_shared<CachedPlan>();
+  made->contract = k.contract;
+  made->plan = k.planner->plan(signature_of(inputs, attrs, tunables, outputs));  // renders through the cache
+  const plan::Plan& planned = *made->plan;
+  programs.clear();
+  for (const auto& pass : planned.passes) {
+    // Rendered by plan() a moment ago (or found): this finds it, unless a tiny budget evicted it.
+    const std::string label = contract.domain + "." + contract.name + "/" + planned.variant->id + "/" + pass.pass->id;
+    programs.push_back(cache.program(k.serial_prefix(), pass.program, label));
+    made->programs.push_back(programs.back());
+  }
   for (const auto& [name, arg] : inputs) {
     const contract::Input* spec = contract.find_input(name);
-    // The planner refused unknown names; a plan from the cache was made for these same names.
+    // The planner refused unknown names.
     if (!spec) throw Error(ErrorKind::kInternal, "input '" + name + "' has no declaration, yet the call was planned");
-    Staged st{spec, &arg, {}};
-    const plan::ValueRange* range = nullptr;
-    for (const auto& r : plan.value_ranges)
-      if (r.input == spec->name) range = &r;
+    CachedPlan::Input in{spec, nullptr};
+    for (const auto& r : planned.value_ranges)
+      if (r.input == spec->name) in.range = &r;
+    made->inputs.push_back(in);
+  }
+  for (const auto& out : planned.outputs)
+    made->output_bytes.push_back(static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype));
+  for (const auto& pass : planned.passes)
+    for (const auto& b : pass.bindings) {
+      if (b.binding->kind == contract::BindingKind::kUniform) {
+        made->uniforms.insert(made->uniforms.end(), b.uniform.begin(), b.uniform.end());
+        continue;
+      }
+      std::optional<std::uint32_t> source;
+      for (std::size_t i = 0; i < made->inputs.size() && !source; ++i)
+        if (made->inputs[i].spec->name == b.binding->arg) source = static_cast<std::uint32_t>(i);
+      for (std::size_t o = 0; o < planned.outputs.size() && !source; ++o)
+        if (planned.outputs[o].name == b.binding->arg) source = static_cast<std::uint32_t>(made->inputs.size() + o);
+      if (!source)
+        throw Error(ErrorKind::kContract,
+                    "variant " + planned.variant->id + " binds " + b.binding->arg + ", which this call does not have");
+      made->sources.push_back(*source);
+    }
+  return made;
+}
+
+// Stage 1: the plan of this call (cached or made), its programs in `scratch.programs`.
+void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs, const Attributes& attrs,
+               const Attributes& tunables, const OutputNames& outputs) {
+  for (const auto& [name, arg] : inputs)
+    // A default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
+    if (arg.device() && !tensor_buffer(*arg.device()))
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": an empty DeviceTensor (default-constructed: no "
+                                                                 "buffer; use an earlier call's output or DeviceTensor::upload)");
+  DeviceCache& cache = state_of(*k.device).cache;
+  std::string& key = scratch.plan_key;
+  key.assign(reinterpret_cast<const char*>(&k.serial), sizeof k.serial);
+  append_call_key(key, inputs, attrs, tunables, outputs);
+  call.cached = cache.find_plan(key, &scratch.programs);
+  call.plan_cached = call.cached != nullptr;
+  if (!call.cached) call.cached = cache.insert_plan(key, make_plan(k, inputs, attrs, tunables, outputs, scratch.programs));
+  call.plan = call.cached->plan;
+}
+
+// Stage 2, one device-resident input with a valueRange (position ids): the kernels index caches with it,
+// and an unchecked row would give a silently wrong answer. Its extent is known from the upload (covering
+// the whole buffer, so it bounds any view of the same dtype), or read back (a wait for the GPU) and
+// remembered by the buffer when the view covers all of it.
+void check_device_range(const std::string& name, const DeviceTensor& tensor, const plan::ValueRange& range) {
+  DeviceBuffer& buffer = *tensor_buffer(tensor);
+  std::optional<plan::ValueRange> known;
+  {
+    std::lock_guard range_lock(buffer.int_range_mutex);
+    if (buffer.int_range && buffer.int_range_dtype == tensor.dtype()) known = buffer.int_range;
+  }
+  if (known && range.contains(*known)) return;
+  plan::check_device_value_range(
+      name, range, known, buffer.pending_batch.load() == 0, [&] { return tensor.read(); },
+      [&](const std::optional<plan::ValueRange>& extent) {
+        if (tensor_bytes(tensor.dtype(), tensor.shape()) != buffer.bytes) return;
+        std::lock_guard range_lock(buffer.int_range_mutex);
+        buffer.int_range = extent;
+        buffer.int_range_dtype = tensor.dtype();
+      });
+}
+
+// Stage 2: the data-level boundary of every input; narrowed host words in `scratch.narrowed`.
+void check_data(const KernelState& k, const CachedPlan& cached, const Inputs& inputs, std::uint64_t batch,
+                EncodeScratch& scratch) {
+  if (scratch.narrowed.size() < inputs.size()) scratch.narrowed.resize(inputs.size());
+  std::size_t i = 0;
+  for (const auto& [name, arg] : inputs) {
+    const auto& [spec, range] = cached.inputs[i++];
     if (const HostTensor* host = arg.host()) {
       plan::check_data_size(name, *host);
-      if (spec->storage == DType::kUInt32) st.narrowed = narrow_to_u32(name, *host, range);
-      else if (range) check_value_range(name, *host, *range);
-    } else if (spec->storage == DType::kUInt32 && arg.dtype() != DType::kUInt32) {
-      throw Error(ErrorKind::kInvalidArgument,
-                  "input " + name + ": a device-resident " + std::string(dtype_name(arg.dtype())) +
-                      " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
-    } else if (tensor_buffer(*arg.device())->device.get() != k.device.get()) {
-      throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
-    } else if (const std::uint64_t pending = tensor_buffer(*arg.device())->pending_batch.load();
-               pending != 0 && pending != batch) {
-      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": " + pending_reason(pending, batch));
-    } else if (range && arg.device()->numel() > 0) {
-      // A device-resident input with a valueRange (position ids): its extent is known from the upload, or
-      // read back and remembered by the buffer when the view covers all of it.
-      const DeviceTensor& tensor = *arg.device();
-      DeviceBuffer& buffer = *tensor_buffer(tensor);
-      std::optional<plan::ValueRange> known;
-      {
-        std::lock_guard range_lock(buffer.int_range_mutex);
-        if (buffer.int_range && buffer.int_range_dtype == tensor.dtype()) known = buffer.int_range;
-      }
-      plan::check_device_value_range(
-          name, *range, known, buffer.pending_batch.load() == 0, [&] { return tensor.read(); },
-          [&](const std::optional<plan::ValueRange>& extent) {
-            if (tensor_bytes(tensor.dtype(), tensor.shape()) != buffer.bytes) return;
-            std::lock_guard range_lock(buffer.int_range_mutex);
-            buffer.int_range = extent;
-            buffer.int_range_dtype = tensor.dtype();
-          });
-    }
-    staged.push_back(std::move(st));
-  }
-
-  // 3. The device from here on: pipelines and uniforms (once per plan), buffers, bind groups.
-  DeviceState& device = state_of(*k.device);
-  lock.lock();
-  cache.release_evicted();
-  std::vector<const gpu::ComputePipeline*> pipelines;
-  for (std::size_t p = 0; p < plan.passes.size(); ++p) pipelines.push_back(&cache.pipeline(device.gpu, *call.programs[p]));
-
-  // Tensor buffers by argument name (inputs and outputs); at most a handful, so a flat list.
-  struct BoundBuffer {
-    std::string_view name;
-    const gpu::Buffer* buffer;
-  };
-  std::vector<BoundBuffer> buffers;
-  for (const Staged& st : staged) {
-    if (const DeviceTensor* dt = st.arg->device()) {
-      buffers.push_back({st.spec->name, &tensor_buffer(*dt)->buffer});
+      if (spec->storage == DType::kUInt32) scratch.narrowed[i - 1] = plan::narrow_to_u32(name, *host, range);
+      else if (range) plan::check_value_range(name, *host, *range);
       continue;
     }
-    const HostTensor& host = *st.arg->host();
-    std::span<const std::byte> bytes = st.narrowed.empty() ? std::span<const std::byte>(host.data) : st.narrowed;
-    const std::uint64_t size = st.spec->storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
-    call.inputs.push_back(make_buffer(k.device, size, bytes, st.spec->name));
-    buffers.push_back({st.spec->name, &call.inputs.back()->buffer});
+    const DeviceTensor& tensor = *arg.device();
+    if (spec->storage == DType::kUInt32 && tensor.dtype() != DType::kUInt32)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "input " + name + ": a device-resident " + std::string(dtype_name(tensor.dtype())) +
+                      " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
+    const DeviceBuffer& buffer = *tensor_buffer(tensor);
+    if (buffer.device.get() != k.device.get())
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
+    if (const std::uint64_t pending = buffer.pending_batch.load(); pending != 0 && pending != batch)
+      throw Error(ErrorKind::kInvalidArgument, "input " + name + ": " + pending_reason(pending, batch));
+    if (range && tensor.numel() > 0) check_device_range(name, tensor, *range);
   }
-  for (const auto& out : plan.outputs) {
-    const std::uint64_t bytes = static_cast<std::uint64_t>(numel(out.shape)) * dtype_size(out.dtype);
-    auto buffer = make_buffer(k.device, bytes, {}, out.name);
-    buffers.push_back({out.name, &buffer->buffer});
+}
+
+// Stage 3: pipelines, host inputs uploaded, outputs allocated; every tensor's buffer in `scratch.buffers`
+// (inputs in Inputs order, then outputs). Caller holds the device mutex.
+void allocate(EncodedCall& call, EncodeScratch& scratch, const KernelState& k, const Inputs& inputs) {
+  DeviceState& device = state_of(*k.device);
+  const CachedPlan& cached = *call.cached;
+  const plan::Plan& planned = *call.plan;
+  for (const auto& program : scratch.programs) scratch.pipelines.push_back(&device.cache.pipeline(device.gpu, *program));
+  std::size_t i = 0;
+  for (const auto& [name, arg] : inputs) {
+    const contract::Input& spec = *cached.inputs[i].spec;
+    const std::vector<std::byte>& narrowed = scratch.narrowed[i++];
+    if (const DeviceTensor* dt = arg.device()) {
+      scratch.buffers.push_back(&tensor_buffer(*dt)->buffer);
+      continue;
+    }
+    const HostTensor& host = *arg.host();
+    std::span<const std::byte> bytes = spec.storage == DType::kUInt32 ? std::span<const std::byte>(narrowed) : host.data;
+    const std::uint64_t size = spec.storage == DType::kUInt32 ? host.numel() * 4 : host.data.size();
+    call.inputs.push_back(make_buffer(k.device, size, bytes, spec.name));
+    scratch.buffers.push_back(&call.inputs.back()->buffer);
+  }
+  for (std::size_t o = 0; o < planned.outputs.size(); ++o) {
+    const plan::PlannedOutput& out = planned.outputs[o];
+    auto buffer = make_buffer(k.device, cached.output_bytes[o], {}, out.name);
+    scratch.buffers.push_back(&buffer->buffer);
     call.outputs.emplace(out.name, detail::Access::make_tensor(out.dtype, out.shape, std::move(buffer)));
   }
-  auto buffer_of = [&](const std::string& arg) -> const BoundBuffer& {
-    for (const auto& b : buffers)
-      if (b.name == arg) return b;
-    throw Error(ErrorKind::kContract, "variant " + plan.variant->id + " binds " + arg + ", which this call does not have");
-  };
+}
 
-  // Bind groups, cached by the programs and the identities of the buffers they bind. Each binds its
-  // buffers' whole allocation (allocation_size: a size class), so a pooled buffer reused for a tensor of
-  // another length in the same class keeps its bind groups (docs/kernel-conventions.md "Buffers").
-  std::string group_key;
-  std::vector<std::uint64_t> program_ids;
-  std::vector<const void*> pinned;
-  for (std::size_t p = 0; p < plan.passes.size(); ++p) {
-    program_ids.push_back(call.programs[p]->id);
-    group_key.append(reinterpret_cast<const char*>(&program_ids.back()), sizeof program_ids.back());
-    for (const auto& b : plan.passes[p].bindings)
+// Stage 4: the bind-group set of this call's programs and buffers. Each binds its buffers' whole allocation
+// (allocation_size: a size class), so a pooled buffer reused for a tensor of another length in the same
+// class keeps its bind groups (docs/kernel-conventions.md "Buffers"). Caller holds the device mutex.
+void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, DeviceState& device) {
+  const CachedPlan& cached = *call.cached;
+  const plan::Plan& planned = *call.plan;
+  DeviceCache& cache = device.cache;
+  std::string& key = scratch.group_key;
+  key.clear();
+  std::size_t source = 0;
+  for (std::size_t p = 0; p < planned.passes.size(); ++p) {
+    put_bytes(key, &scratch.programs[p]->id, sizeof scratch.programs[p]->id);
+    for (const auto& b : planned.passes[p].bindings)
       if (b.binding->kind != contract::BindingKind::kUniform) {
-        const BoundBuffer& bound = buffer_of(b.binding->arg);
-        const void* id = bound.buffer->id();
-        group_key.append(reinterpret_cast<const char*>(&id), sizeof id);
-        pinned.push_back(id);
+        const void* id = scratch.buffers[cached.sources[source++]]->id();
+        put_bytes(key, &id, sizeof id);
       }
   }
-  // This call's uniform values: does `set` hold them already?
-  auto uniforms_match = [&plan](const BindGroupSet& set) {
-    std::size_t at = 0;
-    bool same = true;
-    for (const auto& pass : plan.passes)
-      for (const auto& b : pass.bindings) {
-        if (b.binding->kind != contract::BindingKind::kUniform) continue;
-        same = same && at + b.uniform.size() <= set.written.size() &&
-               std::memcmp(set.written.data() + at, b.uniform.data(), b.uniform.size()) == 0;
-        at += b.uniform.size();
-      }
-    return same && at == set.written.size();
-  };
   auto make_set = [&] {
     auto made = std::make_shared<BindGroupSet>();
-    for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+    made->programs = scratch.programs;
+    std::size_t at = 0;
+    for (std::size_t p = 0; p < planned.passes.size(); ++p) {
       auto& uniforms = made->uniforms.emplace_back();
-      for (const auto& b : plan.passes[p].bindings)
-        if (b.binding->kind == contract::BindingKind::kUniform)
-          uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
       std::vector<gpu::BindGroupEntry> entries;
-      std::size_t uniform = 0;
-      for (const auto& b : plan.passes[p].bindings) {
+      for (const auto& b : planned.passes[p].bindings) {
         if (b.binding->kind == contract::BindingKind::kUniform) {
-          entries.push_back({b.slot, &uniforms[uniform++], 0, gpu::kWholeSize});
-        } else {
-          const BoundBuffer& bound = buffer_of(b.binding->arg);
-          entries.push_back({b.slot, bound.buffer, 0, gpu::kWholeSize});
+          uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
         }
       }
-      made->groups.push_back(device.gpu.create_bind_group(*pipelines[p], entries));
+      std::size_t uniform = 0;
+      for (const auto& b : planned.passes[p].bindings) {
+        if (b.binding->kind == contract::BindingKind::kUniform) entries.push_back({b.slot, &uniforms[uniform++], 0, gpu::kWholeSize});
+        else entries.push_back({b.slot, scratch.buffers[cached.sources[at++]], 0, gpu::kWholeSize});
+      }
+      made->groups.push_back(device.gpu.create_bind_group(*scratch.pipelines[p], entries));
     }
     return made;
   };
-  call.bind_groups = cache.find_bind_groups(group_key);
+  call.bind_groups = cache.find_bind_groups(key);
   if (!call.bind_groups) {
     call.bind_groups = make_set();
-    cache.insert_bind_groups(std::move(group_key), call.bind_groups, program_ids, pinned);
-  } else if (call.bind_groups->batch_claims > 0 && !uniforms_match(*call.bind_groups)) {
+    std::vector<const void*> pinned;
+    for (std::uint32_t s : cached.sources) pinned.push_back(scratch.buffers[s]->id());
+    cache.insert_bind_groups(key, call.bind_groups, pinned);
+  } else if (call.bind_groups->batch_claims > 0 && call.bind_groups->written != cached.uniforms) {
     // An unflushed batch's call uses this set with other uniform values, and its submit comes after any
     // write made now: this call gets its own set, not cached.
     call.bind_groups = make_set();
   }
   // This call's uniform values, written when they differ from what the set's buffers were last given.
   BindGroupSet& set = *call.bind_groups;
-  if (!uniforms_match(set)) {
-    set.written.clear();
-    for (std::size_t p = 0; p < plan.passes.size(); ++p) {
+  if (set.written != cached.uniforms) {
+    for (std::size_t p = 0; p < planned.passes.size(); ++p) {
       std::size_t uniform = 0;
-      for (const auto& b : plan.passes[p].bindings) {
-        if (b.binding->kind != contract::BindingKind::kUniform) continue;
-        device.gpu.write(set.uniforms[p][uniform++], 0, b.uniform);
-        set.written.insert(set.written.end(), b.uniform.begin(), b.uniform.end());
-      }
+      for (const auto& b : planned.passes[p].bindings)
+        if (b.binding->kind == contract::BindingKind::kUniform) device.gpu.write(set.uniforms[p][uniform++], 0, b.uniform);
     }
-  }
-  for (std::size_t p = 0; p < plan.passes.size(); ++p) {
-    const auto& w = plan.passes[p].workgroups;
-    if (w[0] == 0 || w[1] == 0 || w[2] == 0) continue;  // an empty tensor: nothing to run
-    call.dispatches.push_back({pipelines[p], &call.bind_groups->groups[p], w[0], w[1], w[2]});
+    set.written = cached.uniforms;
   }
   if (batch != 0) ++set.batch_claims;  // released by the batch (flush_batch, drop_batch)
+}
+
+// Stage 5: the dispatches of the passes that have work.
+void record(EncodedCall& call, const EncodeScratch& scratch) {
+  const plan::Plan& planned = *call.plan;
+  for (std::size_t p = 0; p < planned.passes.size(); ++p) {
+    const auto& w = planned.passes[p].workgroups;
+    if (w[0] == 0 || w[1] == 0 || w[2] == 0) continue;  // an empty tensor: nothing to run
+    call.dispatches.push_back({scratch.pipelines[p], &call.bind_groups->groups[p], w[0], w[1], w[2]});
+  }
+}
+
+}  // namespace
+
+void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs,
+                 const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
+                 std::uint64_t batch, const OutputNames& outputs) {
+  call.clear();
+  // The scratch holds references (programs) only while this runs, and a call that throws is dropped:
+  // under the device mutex when it was taken (what it holds by then may be the last references to Dawn
+  // objects), else it holds none yet (a plan and no buffers).
+  struct Release {
+    EncodedCall& call;
+    EncodeScratch& scratch;
+    bool encoded = false;
+    ~Release() {
+      scratch.clear();
+      if (!encoded) call.clear();
+    }
+  } release{call, scratch};
+  plan_call(call, scratch, k, inputs, attrs, tunables, outputs);
+  check_data(k, *call.cached, inputs, batch, scratch);
+  DeviceState& device = state_of(*k.device);
+  lock.lock();
+  device.cache.release_evicted();
+  allocate(call, scratch, k, inputs);
+  bind(call, scratch, batch, device);
+  record(call, scratch);
+  release.encoded = true;
+}
+
+EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
+                        std::unique_lock<std::mutex>& lock, std::uint64_t batch, const OutputNames& outputs) {
+  // The thread's scratch holds nothing between calls (encode_call clears it), only its capacity: this
+  // thread's next call allocates none of it again.
+  thread_local EncodeScratch scratch;
+  EncodedCall call;
+  encode_call(call, scratch, k, inputs, attrs, tunables, lock, batch, outputs);
   return call;
 }
 

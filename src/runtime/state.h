@@ -28,6 +28,9 @@ struct DeviceState {
 
   gpu::Device gpu;
   plan::DeviceCaps caps;
+  /// The adapter's maxStorageBufferBindingSize (WebGPU limit; all ones when not reported): a binding
+  /// covers a whole allocation, so no tensor's bytes padded to 16 may pass it.
+  std::uint64_t max_storage_binding = 0;
   std::mutex mutex;
   DeviceCache cache;  ///< declared after `gpu`: emptied and destroyed first
   /// Host bytes written to the queue since the GPU was last seen idle (under `mutex`); past
@@ -71,20 +74,35 @@ struct KernelState {
 };
 
 /// One call encoded up to its submit: boundary checks passed, plan chosen, inputs uploaded, outputs
-/// allocated, bind groups made. `dispatches` point into `programs` and `bind_groups`, which the call
-/// holds (an eviction meanwhile does not free them); destroy it under the device mutex.
+/// allocated, bind groups made. `dispatches` point into `bind_groups`, which holds their pipelines'
+/// programs too (an eviction meanwhile frees none of them); destroy or clear() it under the device mutex.
 struct EncodedCall {
   std::shared_ptr<CachedPlan> cached;
   std::shared_ptr<const plan::Plan> plan;  ///< cached->plan
-  std::vector<std::shared_ptr<Program>> programs;  ///< per pass
   std::shared_ptr<BindGroupSet> bind_groups;
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;  ///< uploaded host inputs, alive until submitted
   Outputs outputs;
   std::vector<gpu::Dispatch> dispatches;  ///< passes with work (an empty tensor has none)
   bool plan_cached = false;
+  /// Drops every reference; the vectors keep their capacity for the next call encoded into it.
+  void clear();
 };
 
-/// Boundary (signature and data), plan, upload, allocation and bind groups of one call of `kernel`.
+/// encode_call's working storage, kept by a caller that encodes many calls (a Batch) so that its vectors
+/// keep their capacity from call to call. Holds no reference between calls (encode_call clears it).
+struct EncodeScratch {
+  std::string plan_key;                             ///< kernel serial + the call's key (stage "plan")
+  std::string group_key;                            ///< the bind-group set's key (stage "bind")
+  std::vector<std::shared_ptr<Program>> programs;   ///< the plan's programs, per pass
+  std::vector<std::vector<std::byte>> narrowed;     ///< per input: uint32 words of narrowed host data
+  std::vector<const gpu::Buffer*> buffers;          ///< per input (Inputs order), then per output
+  std::vector<const gpu::ComputePipeline*> pipelines;  ///< per pass
+  void clear();
+};
+
+/// Boundary (signature and data), plan, upload, allocation and bind groups of one call of `kernel`, in
+/// that order (the stages of kernel.cpp: check + plan, check data, allocate, bind, record). Encodes into
+/// `call` (cleared first) using `scratch`.
 /// `lock` is a deferred lock on the kernel's device mutex: encode_call takes it once the host-side
 /// checks pass and returns with it held, so the caller submits before anyone else uses the device.
 /// Throws like Kernel::call.
@@ -92,25 +110,29 @@ struct EncodedCall {
 /// once. It may take outputs of that batch's earlier calls as inputs (pending_batch == batch), and the
 /// bind-group set it uses is claimed (BindGroupSet::batch_claims) until the batch releases it.
 /// `outputs`: the optional outputs asked for (wgk::OutputNames).
+void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& kernel, const Inputs& inputs,
+                 const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
+                 std::uint64_t batch, const OutputNames& outputs);
+/// The same into a new EncodedCall, with the calling thread's working storage.
 EncodedCall encode_call(KernelState& kernel, const Inputs& inputs, const Attributes& attrs,
                         const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch = 0,
                         const OutputNames& outputs = {});
 
 /// A Batch's recorded calls (include/wgk/kernel.h). `mutex` serializes record and flush and is taken
-/// before the device mutex, never after. Everything below `mutex` is used under it; `calls` and
-/// `buffers` are also released under the device mutex (they may hold the last reference to Dawn objects).
+/// before the device mutex, never after. Everything below `mutex` is used under it; `calls`, `inputs`
+/// and `outputs` are also released under the device mutex (they may hold the last reference to Dawn objects).
 struct BatchState {
   BatchState();
   std::uint64_t serial = 0;  ///< unique in the process, never 0 or DeviceBuffer::kNeverWritten
   std::mutex mutex;
-  struct Held {
-    std::vector<std::shared_ptr<Program>> programs;  ///< the dispatches' pipelines
-    std::shared_ptr<BindGroupSet> bind_groups;       ///< claimed (batch_claims) until released
-  };
-  std::vector<Held> calls;                             ///< per recorded call
+  /// Per recorded call, the bind-group set its dispatches use (with their programs), claimed
+  /// (batch_claims) until released.
+  std::vector<std::shared_ptr<BindGroupSet>> calls;
   std::vector<gpu::Dispatch> dispatches;               ///< every call's passes, in record order
-  std::vector<std::shared_ptr<DeviceBuffer>> buffers;  ///< every input and output buffer of the calls
+  std::vector<std::shared_ptr<DeviceBuffer>> inputs;   ///< every input buffer of the calls (uploaded or not)
   std::vector<std::shared_ptr<DeviceBuffer>> outputs;  ///< pending_batch == serial until flushed or dropped
+  EncodedCall encoded;   ///< the call being recorded (record's working storage)
+  EncodeScratch scratch;
 };
 
 /// Submits what `batch` recorded in one command buffer, every dispatch in one compute pass (gpu::Layout::

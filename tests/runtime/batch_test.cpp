@@ -126,6 +126,88 @@ TEST(Batch, RecordChecksEveryCallAtTheBoundaryAndNamesTheInput) {
   EXPECT_TRUE(cmp.ok()) << cmp.summary();
 }
 
+TEST(Batch, EveryRecordOfACachedSignatureIsCheckedAgain) {
+  // encode_call caches per signature (names, dtypes, shapes, attributes) the plan and what it resolves by
+  // name; data and device-resident values are checked on every call. Each refused call below has the
+  // signature of a call recorded (and planned) just before it, with a value that breaks a rule.
+  const Rotary in;
+  const Kernel& onnx = onnx_kernel();
+  const auto device = onnx.device();
+  Batch batch(device);
+  const auto pos32 = DeviceTensor::upload(u32({2, 6}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 31}), device);
+  const Inputs first{{"x", in.x}, {"cos", in.cos}, {"sin", in.sin}, {"positionIds", pos32}};
+  const DeviceTensor y = batch.record(onnx, first).at("y");
+  CallInfo info;
+  batch.record(onnx, first, {}, {}, &info);
+  EXPECT_TRUE(info.plan_cached) << "the second record of one signature must hit the plan cache";
+
+  // A device-resident position past the 32-row caches ([0, 31]), same dtype and shape as pos32.
+  const auto past = DeviceTensor::upload(u32({2, 6}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 32, 31}), device);
+  expect_error([&] { batch.record(onnx, {{"x", in.x}, {"cos", in.cos}, {"sin", in.sin}, {"positionIds", past}}); },
+               {"positionIds[10] = 32", "[0, 31]"});
+  // A host position below 0 (int64, narrowed on the host): the signature of `in.onnx`.
+  batch.record(onnx, in.onnx(in.x));
+  const HostTensor negative = i64({2, 6}, {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, -1, 5});
+  expect_error([&] { batch.record(onnx, {{"x", in.x}, {"cos", in.cos}, {"sin", in.sin}, {"positionIds", negative}}); },
+               {"positionIds[10] = -1", "below 0"});
+  // Host data shorter than its shape: 2 * 4 * 6 * 16 float32 = 3072 bytes needed.
+  HostTensor short_x = in.x;
+  short_x.data.resize(short_x.data.size() - 4);
+  expect_error([&] { batch.record(onnx, in.onnx(short_x)); }, {"input x", "3072 bytes", "got 3068"});
+  // A tensor of another device with this signature.
+  const auto other = device_with_budget(1 << 20);
+  const auto x_elsewhere = DeviceTensor::upload(in.x, other);
+  expect_error([&] { batch.record(onnx, in.onnx(x_elsewhere)); }, {"input x", "another device"});
+  // An output of another batch, not yet flushed, with this signature (x of y's shape).
+  Batch second(device);
+  const DeviceTensor pending = second.record(onnx, in.onnx(in.x)).at("y");
+  expect_error([&] { batch.record(onnx, in.onnx(pending)); }, {"input x", "another Batch", "not yet flushed"});
+  // The signature-level rule still holds for an attribute value never planned: interleaved 2.
+  expect_error([&] { batch.record(onnx, first, {{"interleaved", std::int64_t{2}}}); }, {"interleaved", "2"});
+  EXPECT_EQ(batch.size(), 3u) << "a refused call must not be recorded";
+
+  // A device-resident position the caller's earlier range check remembered, then forgot (as for ids a
+  // kernel wrote): read back and checked again, not taken from what the plan cache saw.
+  const auto reused = DeviceTensor::upload(u32({2, 6}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 40}), device);
+  introspect::forget_range(reused);
+  expect_error([&] { batch.record(onnx, {{"x", in.x}, {"cos", in.cos}, {"sin", in.sin}, {"positionIds", reused}}); },
+               {"positionIds[11] = 40", "[0, 31]"});
+  batch.flush();
+  second.flush();
+  std::vector<std::int64_t> ids = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 31};
+  const HostTensor pos64 = i64({2, 6}, ids);
+  const auto cmp = reference::compare(y.read(), reference::rotary_embedding_onnx(in.x, in.cos, in.sin, &pos64, {}), kF32);
+  EXPECT_TRUE(cmp.ok()) << cmp.summary();
+}
+
+TEST(Batch, CallsDifferingOnlyInNamesOrAttributeValuesGetTheirOwnPlans) {
+  // Inputs by ONNX name (X, cos_cache, sin_cache, position_ids) and by argument name, interleaved 0 and 1
+  // (as INT and as the integral FLOAT 1.0), recorded in turn: each output is the CPU reference of its own
+  // attributes (a plan-cache key that mixed them up would give one call another's plan).
+  const Rotary in;
+  const Kernel& onnx = onnx_kernel();
+  Batch batch(onnx.device());
+  const Inputs by_onnx_name{{"X", in.x}, {"cos_cache", in.cos}, {"sin_cache", in.sin}, {"position_ids", in.pos}};
+  const std::vector<Attributes> attrs = {{}, {{"interleaved", std::int64_t{1}}}, {{"interleaved", 1.0}},
+                                         {{"interleaved", std::int64_t{0}}}};
+  std::vector<DeviceTensor> ys;
+  for (int round = 0; round < 2; ++round)
+    for (const Attributes& a : attrs) {
+      ys.push_back(batch.record(onnx, in.onnx(in.x), a).at("y"));
+      ys.push_back(batch.record(onnx, by_onnx_name, a).at("y"));
+    }
+  batch.flush();
+  reference::RotaryAttributes interleaved;
+  interleaved.interleaved = true;
+  const std::vector<double> plain = in.onnx_ref(in.x);
+  const std::vector<double> paired = reference::rotary_embedding_onnx(in.x, in.cos, in.sin, &in.pos, interleaved);
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    const bool is_interleaved = (i / 2) % attrs.size() == 1 || (i / 2) % attrs.size() == 2;
+    const auto cmp = reference::compare(ys[i].read(), is_interleaved ? paired : plain, kF32);
+    EXPECT_TRUE(cmp.ok()) << "call " << i << ": " << cmp.summary();
+  }
+}
+
 TEST(Batch, AnEmptyFlushDoesNothing) {
   const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
   Batch batch(device);

@@ -67,6 +67,29 @@ TEST(DeviceCache, AnEvictedProgramTakesItsPlansWithItWhenNextUsed) {
   EXPECT_EQ(s.renders, 2u);
 }
 
+TEST(DeviceCache, ABindGroupSetOfAnEvictedProgramIsNotCached) {
+  // A set holds its programs (the pipelines its dispatches use). Made for a program the budget has
+  // evicted already, it would never be found again (program ids are never reused) yet hold that
+  // program: it is not cached. Budget for one program: `b` evicts `a`.
+  runtime::DeviceCache cache(runtime::DeviceCache::kPipelineBytes + 64 * 1024);
+  auto a = cache.program("k", "a", "a", [] { return std::string("// a"); });
+  auto b = cache.program("k", "b", "b", [] { return std::string("// b"); });
+  ASSERT_TRUE(a->evicted);
+  ASSERT_FALSE(b->evicted);
+  auto of_a = std::make_shared<runtime::BindGroupSet>();
+  of_a->programs.push_back(a);
+  cache.insert_bind_groups("set a", of_a, {});
+  auto of_b = std::make_shared<runtime::BindGroupSet>();
+  of_b->programs.push_back(b);
+  cache.insert_bind_groups("set b", of_b, {});
+  EXPECT_EQ(cache.find_bind_groups("set a"), nullptr);
+  EXPECT_EQ(cache.find_bind_groups("set b"), of_b);
+  EXPECT_EQ(cache.stats().bind_groups.entries, 1u);
+  a.reset();
+  of_a.reset();
+  cache.release_evicted();
+}
+
 TEST(DeviceCache, NewSequenceLengthsRenderAndCompileNothing) {
   const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
   const Prefill p(device);
