@@ -315,35 +315,6 @@ void bind_outputs(const Contract& c, const std::string& op, const CallSignature&
   }
 }
 
-// Every name is length-prefixed: a name holding '\0' or key bytes cannot spell another call's key.
-void append_name(std::string& key, const std::string& name) {
-  const auto n = static_cast<std::uint32_t>(name.size());
-  key.append(reinterpret_cast<const char*>(&n), sizeof n);
-  key += name;
-}
-
-void append_values(std::string& key, const std::map<std::string, Value, std::less<>>& values) {
-  auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
-  for (const auto& [name, v] : values) {
-    append_name(key, name);
-    key += static_cast<char>(v.storage().index());
-    if (v.is_int()) {
-      std::int64_t i = v.as_int();
-      put(&i, sizeof i);
-    } else if (v.is_float()) {
-      double d = v.as_float();
-      put(&d, sizeof d);
-    } else if (v.is_bool()) {
-      key += v.as_bool() ? '1' : '0';
-    } else {
-      std::string r = v.repr();
-      std::uint32_t n = static_cast<std::uint32_t>(r.size());
-      put(&n, sizeof n);
-      key += r;
-    }
-  }
-}
-
 // ---- data level ----------------------------------------------------------------------------------
 
 std::int64_t element_as_int(const HostTensor& host, std::int64_t i) {
@@ -385,23 +356,6 @@ void check_range_element(std::string_view input, const Shape& shape, std::int64_
 }
 
 }  // namespace
-
-void append_signature_key(std::string& key, const CallSignature& call) {
-  auto put = [&key](const void* p, std::size_t n) { key.append(static_cast<const char*>(p), n); };
-  for (const auto& [name, t] : call.inputs) {
-    append_name(key, name);
-    key += static_cast<char>(t.dtype);
-    const auto rank = static_cast<std::uint32_t>(t.shape.size());
-    put(&rank, sizeof rank);
-    put(t.shape.data(), t.shape.size() * sizeof(std::int64_t));
-  }
-  key += '\x01';
-  append_values(key, call.attrs);
-  key += '\x02';
-  append_values(key, call.tunables);
-  key += '\x03';
-  for (const auto& name : call.outputs) append_name(key, name);
-}
 
 const Value* BoundCall::root_ref(std::string_view name) const {
   switch (name.empty() ? '\0' : name[0]) {

@@ -61,10 +61,6 @@ struct CallSignature {
   std::vector<std::string> outputs;
 };
 
-/// Appends a compact, unambiguous encoding of `call` to `key`: two calls with equal keys get equal plans
-/// on one Planner (the runtime's plan cache key).
-void append_signature_key(std::string& key, const CallSignature& call);
-
 struct PlannedOutput {
   std::string name;  ///< argument name (`y`)
   DType dtype = DType::kFloat32;
