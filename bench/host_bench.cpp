@@ -139,9 +139,11 @@ BENCHMARK_CAPTURE(BM_Call, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(be
 
 constexpr std::int64_t kCallsPerSubmit = 64;
 
-// BM_Record: Batch::record of the call, 64 per batch; the flush (and its release of the 64 calls'
-// references) and a drain every 1024 calls outside timing. Time per iteration = our host time per call.
-void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) {
+// Batch::record of the call, flushed every 64 calls, the GPU drained every 1024 calls (never timed).
+// `flush_timed` false (BM_Record): the flush, and its release of the 64 calls' references, outside timing:
+// time per iteration = our host time per recorded call. true (BM_BatchedCall): the flush (one submit) is
+// timed, each call carrying 1/64 of it: host time per call of a batched call.
+void run_batched(benchmark::State& st, const std::string& id, wgk::DType dtype, bool flush_timed) {
   Decode& d = decode(id, dtype);
   auto& dev = wgk::introspect::state(*d.kernel.device());
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
@@ -151,10 +153,12 @@ void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) {
   AllocationCounter allocs(st);
   for (auto _ : st) {
     benchmark::DoNotOptimize(batch.record(d.kernel, d.inputs, d.attrs));
-    if (++n % kCallsPerSubmit == 0) {
+    ++n;
+    if (flush_timed && n % kCallsPerSubmit == 0) batch.flush();
+    if ((!flush_timed && n % kCallsPerSubmit == 0) || n % 1024 == 0) {
       st.PauseTiming();
       allocs.pause();
-      batch.flush();
+      if (!flush_timed) batch.flush();
       if (n % 1024 == 0) drain(dev);
       allocs.resume();
       st.ResumeTiming();
@@ -165,37 +169,12 @@ void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) {
   drain(dev);
   st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
 }
+void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) { run_batched(st, id, dtype, false); }
+void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype) { run_batched(st, id, dtype, true); }
 BENCHMARK_CAPTURE(BM_Record, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
-
-// BM_BatchedCall: the same call recorded into a wgk::Batch, flushed every 64 calls (the flush, one
-// submit, is timed: each call carries 1/64 of it). Time per iteration = host time per call.
-void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype) {
-  Decode& d = decode(id, dtype);
-  auto& dev = wgk::introspect::state(*d.kernel.device());
-  d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
-  drain(dev);
-  wgk::Batch batch(d.kernel.device());
-  std::int64_t n = 0;
-  AllocationCounter allocs(st);
-  for (auto _ : st) {
-    benchmark::DoNotOptimize(batch.record(d.kernel, d.inputs, d.attrs));
-    if (++n % kCallsPerSubmit == 0) batch.flush();
-    if (n % 1024 == 0) {
-      st.PauseTiming();
-      allocs.pause();
-      drain(dev);
-      allocs.resume();
-      st.ResumeTiming();
-    }
-  }
-  allocs.pause();
-  batch.flush();
-  drain(dev);
-  st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
-}
 BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
