@@ -8,12 +8,7 @@ set -uo pipefail
 B=${B:-.h200c}
 OUT=${OUT:-/tmp/h200-out}
 mkdir -p "$OUT"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp
-export LD_LIBRARY_PATH=$PWD/$B PYTHONUNBUFFERED=1
-[ -f "$B/libwebgpu_wrapper.so" ] || python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" \
-  "$B/libwebgpu_wrapper.so.xz" "$B/libwebgpu_wrapper.so"
+. scripts/h200_env.sh
 # The clocks while everything runs: under Vulkan the H200 stays at idle clocks unless its queue is kept
 # full, which `wgk bench` and ort_webgpu.mjs do before each case (--spin-up-ms); this log shows it.
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,clocks_throttle_reasons.active \

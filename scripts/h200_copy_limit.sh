@@ -10,12 +10,7 @@ B=${B:-.h200o}
 OUT=${OUT:-/tmp/copy-limit}
 FILTER=${FILTER:-prefill}
 mkdir -p "$OUT"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp HF_HUB_OFFLINE=1
-export LD_LIBRARY_PATH=$PWD/$B PYTHONUNBUFFERED=1
-[ -f "$B/libwebgpu_wrapper.so" ] || python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" \
-  "$B/libwebgpu_wrapper.so.xz" "$B/libwebgpu_wrapper.so"
+. scripts/h200_env.sh
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu --format=csv -lms 250 > "$OUT/clocks.csv" &
 logger=$!
 trap 'kill $logger' EXIT

@@ -12,12 +12,7 @@ B=${B:-.h200o}
 OUT=${OUT:-/tmp/ort-fair}
 PERIOD_MS=${PERIOD_MS:-10}  # 1 ms time-sliced kernels over ~300 us on both sides (docs/PERF.md)
 mkdir -p "$OUT"
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json XDG_RUNTIME_DIR=/tmp HF_HUB_OFFLINE=1
-export LD_LIBRARY_PATH=$PWD/$B PYTHONUNBUFFERED=1
-[ -f "$B/libwebgpu_wrapper.so" ] || python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" \
-  "$B/libwebgpu_wrapper.so.xz" "$B/libwebgpu_wrapper.so"
+. scripts/h200_env.sh
 python3 -c "import tarfile,sys; tarfile.open(sys.argv[1]).extractall('/tmp')" "$B/ort.tar.xz"
 # CASES: "<package>/<bench.json case>" items, space-separated (default: four ai.onnx RoPE cases, f32)
 read -r -a CASES <<< "${CASES:-ai.onnx.RotaryEmbedding/decode_r4_b1_h32x128_f32 ai.onnx.RotaryEmbedding/prefill_r4_b1_s4096_h32x128_f32 ai.onnx.RotaryEmbedding/prefill_r4_b4_s8192_h32x128_f32 ai.onnx.RotaryEmbedding/prefill_r4_b1_s65536_h32x128_f32}"
