@@ -48,6 +48,8 @@ one_line_error "argument --show: invalid int value: 'x'" "$tmp/a" "$tmp/c" --sho
 one_line_error "argument --show: must be >= 0, got -1" "$tmp/a" "$tmp/c" --show -1
 echo '{"caps": "here"}' > "$tmp/bad.jsonl"; mkdir "$tmp/bad"; mv "$tmp/bad.jsonl" "$tmp/bad/plans.jsonl"
 one_line_error "$tmp/bad/plans.jsonl:1: not a plan line" "$tmp/a" "$tmp/bad"
+cp -r "$tmp/c" "$tmp/nowgsl"; rm "$tmp"/nowgsl/wgsl/*.wgsl
+one_line_error "cannot read $tmp/nowgsl/wgsl/[0-9a-f]*.wgsl: No such file or directory (plans.jsonl names it)" "$tmp/a" "$tmp/nowgsl"
 
 "$wgk" validate "$tmp/gelu" --device h200 --plans "$tmp/h" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 grep -q '"caps":"h200"' "$tmp/h/plans.jsonl"
