@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Compare the plans of two versions of a package, call by call.
 
-Usage: scripts/plan_diff.py BEFORE_DIR AFTER_DIR [--show=N]
+Usage: scripts/plan_diff.py BEFORE_DIR AFTER_DIR [--show N]
 
 Each DIR is what `wgk validate PACKAGE --plans DIR [--device PRESET]` wrote: plans.jsonl (one line per call
 signature and capability set: the variant, and per pass the shader, dispatch, bindings with their packed
 uniform bytes, and the sha256 of the WGSL) and wgsl/<sha256>.wgsl. For every signature planned on both
 sides it prints which variant ids map to which, and whether the shader, dispatch, bindings, uniform bytes
-and WGSL are the same; each distinct WGSL change is shown once as a unified diff (at most N, default 5).
-Exit status 0 when every call gets the same kernel (same WGSL, dispatch, bindings and uniform bytes), else 1.
+and WGSL are the same. WGSL changes are grouped by their changed lines: one template edit seen in many
+shaders is one distinct change, shown once as a unified diff with the number of shader pairs and passes it
+covers (at most N distinct changes are shown, default 5).
+Exit status 0 when every call gets the same kernel (same WGSL, dispatch, bindings and uniform bytes), 1 when
+they differ, 2 with a one-line error for bad arguments or an unreadable or malformed DIR.
 """
+import argparse
 import collections
 import difflib
 import json
@@ -17,29 +21,60 @@ import pathlib
 import sys
 
 
+class Fault(Exception):
+    """A bad argument or input folder: printed as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Fault(message)
+
+
 def load(folder):
+    path = pathlib.Path(folder) / "plans.jsonl"
     plans = {}
-    with open(pathlib.Path(folder) / "plans.jsonl", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            plans[(r["caps"], r["signature"])] = r
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                try:
+                    r = json.loads(line)
+                    plans[(r["caps"], r["signature"])] = r
+                except (ValueError, KeyError, TypeError) as e:
+                    raise Fault(f"{path}:{number}: not a plan line of `wgk validate --plans` ({e})")
+    except OSError as e:
+        raise Fault(f"cannot read {path}: {e.strerror} (write it with `wgk validate PACKAGE --plans {folder}`)")
     return plans
 
 
 def wgsl(folder, digest):
-    return (pathlib.Path(folder) / "wgsl" / (digest + ".wgsl")).read_text(encoding="utf-8").splitlines()
+    path = pathlib.Path(folder) / "wgsl" / (digest + ".wgsl")
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise Fault(f"cannot read {path}: {e.strerror} (plans.jsonl names it)")
+
+
+def changed_lines(diff):
+    """The lines a unified diff removes and adds, without its headers, hunk positions and context."""
+    return tuple(l for l in diff if l[:1] in "+-" and not l.startswith(("+++", "---")))
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith("--show")]
-    show = 5
-    for a in argv:
-        if a.startswith("--show="):
-            show = int(a.split("=", 1)[1])
-    if len(args) != 2:
-        print(__doc__, file=sys.stderr)
+    parser = Parser(prog="plan_diff.py", description="Compare the plans of two versions of a package, call by call.")
+    parser.add_argument("before", metavar="BEFORE_DIR")
+    parser.add_argument("after", metavar="AFTER_DIR")
+    parser.add_argument("--show", type=int, default=5, metavar="N", help="distinct WGSL changes to show (default 5)")
+    try:
+        args = parser.parse_args(argv)
+        if args.show < 0:
+            raise Fault(f"argument --show: must be >= 0, got {args.show}")
+        return compare(args.before, args.after, args.show)
+    except Fault as e:
+        print(f"plan_diff.py: error: {e}", file=sys.stderr)
         return 2
-    before_dir, after_dir = args
+
+
+def compare(before_dir, after_dir, show):
     before, after = load(before_dir), load(after_dir)
     common = sorted(set(before) & set(after))
     mapping = collections.Counter()
@@ -82,12 +117,22 @@ def main(argv):
         print("differences (passes):")
         for what, n in sorted(differences.items()):
             print(f"  {what}: {n}")
-    for i, ((hb, ha), n) in enumerate(sorted(wgsl_pairs.items(), key=lambda kv: -kv[1])):
+    # One template edit changes many shaders alike: group the (before, after) shader pairs by the lines
+    # their diff removes and adds, and show each distinct change once.
+    changes = {}  # changed lines -> [a diff showing them, shader pairs, passes]
+    for (hb, ha), n in sorted(wgsl_pairs.items(), key=lambda kv: -kv[1]):
+        diff = list(difflib.unified_diff(wgsl(before_dir, hb), wgsl(after_dir, ha), "before", "after", n=1, lineterm=""))
+        change = changes.setdefault(changed_lines(diff), [diff, 0, 0])
+        change[1] += 1
+        change[2] += n
+    if changes:
+        print(f"distinct WGSL changes: {len(changes)} ({len(wgsl_pairs)} shader pairs)")
+    for i, (diff, pairs, n) in enumerate(sorted(changes.values(), key=lambda c: -c[2])):
         if i >= show:
-            print(f"... {len(wgsl_pairs) - show} more distinct WGSL changes")
+            print(f"... {len(changes) - show} more distinct WGSL changes")
             break
-        print(f"--- WGSL change {i + 1} of {len(wgsl_pairs)} ({n} passes)")
-        for line in difflib.unified_diff(wgsl(before_dir, hb), wgsl(after_dir, ha), "before", "after", n=1, lineterm=""):
+        print(f"--- WGSL change {i + 1} of {len(changes)} ({pairs} shader pairs, {n} passes)")
+        for line in diff:
             print(line)
     return 0 if not differences and not split and len(common) == len(before) == len(after) else 1
 

@@ -2,7 +2,9 @@
 # wgk validate --plans and scripts/plan_diff.py on a copy of tests/packages/gelu: two runs of the same package
 # compare equal (exit 0); after a change to its template (a WGSL comment line, digests rewritten) they differ
 # in the WGSL of every call and nothing else (exit 1, the line shown in the diff); --device h200 plans for
-# that preset's capabilities.
+# that preset's capabilities. The one edit changes the erf and the tanh shader alike: it is one distinct WGSL
+# change, shown once (not once per shader pair). A missing plans.jsonl or a bad --show is a one-line error
+# with exit status 2, not a traceback.
 # Usage: plan_diff_test.sh <wgk> <source dir>
 set -eu
 wgk=$1
@@ -28,7 +30,26 @@ fi
 cat "$tmp/changed"
 grep -q "^  wgsl: $calls$" "$tmp/changed"
 if grep -q "^  \(shader\|dispatch\|uniform bytes\|bindings\)" "$tmp/changed"; then echo "FAIL: more than the WGSL differs"; exit 1; fi
-grep -q "^+// a changed template" "$tmp/changed"
+test "$(grep -c '^+// a changed template' "$tmp/changed")" = 1 || { echo "FAIL: one edit shown more than once"; exit 1; }
+grep -q "^distinct WGSL changes: 1 ([2-9][0-9]* shader pairs)$" "$tmp/changed" || { echo "FAIL: expected 1 distinct change of several shader pairs"; exit 1; }
+grep -q "^--- WGSL change 1 of 1 ([2-9][0-9]* shader pairs, $calls passes)$" "$tmp/changed"
+
+# One-line errors, exit status 2: each case's stderr is one line naming the fault.
+one_line_error() {  # expected-substring, plan_diff arguments...
+  want=$1; shift
+  rc=0; python3 "$src/scripts/plan_diff.py" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
+  cat "$tmp/err"
+  test "$rc" = 2 || { echo "FAIL: plan_diff $* exited $rc, not 2"; exit 1; }
+  test "$(wc -l < "$tmp/err")" = 1 || { echo "FAIL: plan_diff $* printed more than one line"; exit 1; }
+  grep -q "^plan_diff.py: error: .*$want" "$tmp/err" || { echo "FAIL: plan_diff $* does not say '$want'"; exit 1; }
+}
+one_line_error "cannot read $tmp/none/plans.jsonl: No such file or directory" "$tmp/none" "$tmp/a"
+one_line_error "argument --show: invalid int value: 'x'" "$tmp/a" "$tmp/c" --show=x
+one_line_error "argument --show: must be >= 0, got -1" "$tmp/a" "$tmp/c" --show -1
+echo '{"caps": "here"}' > "$tmp/bad.jsonl"; mkdir "$tmp/bad"; mv "$tmp/bad.jsonl" "$tmp/bad/plans.jsonl"
+one_line_error "$tmp/bad/plans.jsonl:1: not a plan line" "$tmp/a" "$tmp/bad"
+cp -r "$tmp/c" "$tmp/nowgsl"; rm "$tmp"/nowgsl/wgsl/*.wgsl
+one_line_error "cannot read $tmp/nowgsl/wgsl/[0-9a-f]*.wgsl: No such file or directory (plans.jsonl names it)" "$tmp/a" "$tmp/nowgsl"
 
 "$wgk" validate "$tmp/gelu" --device h200 --plans "$tmp/h" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 grep -q '"caps":"h200"' "$tmp/h/plans.jsonl"

@@ -1,6 +1,7 @@
 #include "cases.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -205,6 +206,45 @@ std::optional<reference::Results> reference_outputs(const contract::Contract& co
   const reference::OpPlugin* op = reference::find_op(contract.domain, contract.name);
   if (!op || !op->reference) return std::nullopt;
   return op->reference(by_contract_names(contract, inputs), with_defaults(contract, attrs), outputs);
+}
+
+std::vector<std::string> name_list(const std::vector<std::string>& values, const std::string& option) {
+  std::vector<std::string> out;
+  for (const std::string& value : values) {
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t comma = value.find(',', start);
+      std::string name = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const auto space = [](unsigned char ch) { return std::isspace(ch) != 0; };
+      name.erase(name.begin(), std::find_if_not(name.begin(), name.end(), space));
+      name.erase(std::find_if_not(name.rbegin(), name.rend(), space).base(), name.end());
+      if (name.empty())
+        throw Error(ErrorKind::kInvalidArgument,
+                    option + " '" + value + "': an empty name (" +
+                        (value.find_first_not_of(" \t") == std::string::npos ? std::string("the value is empty")
+                                                                              : "a comma with no name before or after it") +
+                        "); give names, comma-separated or repeated: " + option + " a,b or " + option + " a " + option + " b");
+      out.push_back(std::move(name));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
+                       const std::function<std::string(const std::string& name)>& source) {
+  for (const auto& [name, t] : inputs) {
+    const contract::Input* in = contract.find_input(name);
+    const contract::TypeConstraint* tc = in ? contract.find_type_constraint(in->dtype) : nullptr;
+    if (!tc || std::find(tc->allowed.begin(), tc->allowed.end(), t.dtype) != tc->allowed.end()) continue;
+    std::string allowed;
+    for (DType d : tc->allowed) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
+    throw Error(ErrorKind::kInvalidArgument,
+                source(name) + ": input " + in->name + (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") +
+                    ": dtype " + std::string(dtype_name(t.dtype)) + " is not allowed for type " + tc->name + " (allowed: " +
+                    allowed + ")");
+  }
 }
 
 OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,

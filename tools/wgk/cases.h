@@ -73,6 +73,21 @@ std::optional<reference::Results> reference_outputs(const contract::Contract& co
 OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,
                          const std::string& where);
 
+/// The names of a repeatable, comma-separated list option (`wgk run --output y,invStdVar --output x`), each
+/// stripped of surrounding spaces ("y, invStdVar" is two names). Throws wgk::Error (kInvalidArgument) naming
+/// `option` and the value for an empty name: an empty value, or a comma with no name before or after it.
+std::vector<std::string> name_list(const std::vector<std::string>& values, const std::string& option);
+
+/// Refuses a tensor read from a file (`wgk run --input` .npy or .safetensors, a case folder's .npy) whose dtype
+/// its input's type constraint does not allow: the contract's rule (ONNX's type of the input, e.g. M = int64
+/// for position_ids). The C++ API also takes uint32 for an int64 input that the runtime narrows to uint32 (the
+/// caller narrowed it, plan/boundary.h); a file holds ONNX data and gets no such allowance. `inputs` by contract
+/// or ONNX names; inputs the contract does not declare, or of a fixed dtype, are left to the call's checks.
+/// `source(name)` says where the tensor came from. Throws wgk::Error (kInvalidArgument) "<source>: input
+/// positionIds (position_ids): dtype uint32 is not allowed for type M (allowed: int64)".
+void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
+                       const std::function<std::string(const std::string& name)>& source);
+
 /// Compares every output of `expected` (values in double, e.g. a CPU reference) with the same-named tensor of
 /// `actual`. Expected values are first rounded to the actual output's floating dtype, as a correct kernel's
 /// store rounds (a true value past the dtype's range is its infinity; one below its smallest subnormal is 0).

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "resolve.h"
 #include "store/digest.h"
 #include "store/hub_cache.h"
 #include "store/hub_client.h"
@@ -39,6 +40,7 @@ WGK_COMMAND("download", "Fetch a package from the Hub (HF_ENDPOINT) into the Hub
   sub.add_option("--cache", o->cache, "cache root (default: KERNELS_CACHE, HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub)");
   sub.add_flag("--trust", o->trust, "fetch even when the publisher is not in WGK_HUB_TRUSTED_PUBLISHERS (default webgpu-kernels)");
   return [o]() -> int {
+    package_id(o->id, "wgk download");
     store::HubOptions hub = store::HubOptions::from_environment();
     if (!o->cache.empty()) hub.cache = o->cache;
     hub.trust_any_publisher = hub.trust_any_publisher || o->trust;

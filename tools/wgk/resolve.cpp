@@ -15,7 +15,10 @@ void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
   s.version_option = sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)");
   sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version");
   sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)");
-  if (with_package) sub.add_option("--package", s.package, "load this package folder (checked against any pin given)");
+  if (with_package)
+    sub.add_option("--package", s.package,
+                   "load this package folder: refused unless it holds this id, the version of a --version given (its "
+                   "declared version) and the bytes of a --revision or --content given");
 }
 
 void add_device_options(CLI::App& sub, double& gpu_timeout_s) {
@@ -39,16 +42,18 @@ std::shared_ptr<Device> cli_device(double gpu_timeout_s) {
 Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shared_ptr<Device> device) {
   if (!s.revision.empty() && !s.content.empty())
     throw Error(ErrorKind::kInvalidArgument, "give at most one of --revision " + s.revision + " and --content " + s.content);
-  auto check_version = [&](const Kernel& k, const std::string& what) {
+  auto check_version = [&](const Kernel& k, const std::string& what, const std::string& rule) {
     if (s.version_given() && k.version() != s.version)
       throw Error(ErrorKind::kInvalidArgument, "--version " + std::to_string(s.version) + " but " + what + " holds " +
-                                                   k.id() + " version " + std::to_string(k.version()));
+                                                   k.id() + " version " + std::to_string(k.version()) + rule);
   };
   if (!s.package.empty()) {
+    package_folder(s.package);
     Kernel k = load_kernel_directory(s.package, device);
     if (k.id() != id)
       throw Error(ErrorKind::kInvalidArgument, "--package " + s.package + " holds " + k.id() + ", not " + id);
-    check_version(k, "--package " + s.package);
+    // A version is a line (the Hub branch vN moves), not a byte pin: with a folder it checks the declared version.
+    check_version(k, "--package " + s.package, " (--version checks a folder's declared version; --revision or --content checks its bytes)");
     if (!s.content.empty() && k.content_id() != s.content)
       throw Error(ErrorKind::kIntegrity, "--package " + s.package + " has content " + k.content_id() +
                                              ", not the --content " + s.content + " given; refusing other bytes");
@@ -72,12 +77,12 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
   }
   if (!s.revision.empty()) {
     Kernel k = get_kernel(id, {.revision = s.revision}, device);
-    check_version(k, "revision " + s.revision);
+    check_version(k, "revision " + s.revision, "");
     return k;
   }
   if (!s.content.empty()) {
     Kernel k = get_kernel(id, {.content = s.content}, device);
-    check_version(k, "content " + s.content);
+    check_version(k, "content " + s.content, "");
     return k;
   }
   return get_kernel(id, {.version = s.version}, device);
@@ -85,17 +90,36 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
 
 bool names_a_path(const std::string& arg) {
   std::error_code ec;
-  if (std::filesystem::exists(arg, ec)) return true;
-  return arg.empty() || arg[0] == '.' || arg[0] == '/' || arg[0] == '~' || std::count(arg.begin(), arg.end(), '/') > 1;
+  if (arg.empty() || std::filesystem::exists(arg, ec)) return true;
+  if (arg[0] == '.' || arg[0] == '/' || arg[0] == '~' || arg.back() == '/') return true;
+  const auto slash = arg.find('/');
+  if (slash == std::string::npos) return false;  // no '/': a malformed id, as the store says
+  if (arg.find('/', slash + 1) != std::string::npos) return true;
+  const std::string first = arg.substr(0, slash);
+  return first == "kernels" || std::filesystem::is_directory(first, ec);
+}
+
+std::filesystem::path package_folder(const std::string& arg) {
+  std::error_code ec;
+  if (!std::filesystem::exists(arg, ec))
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg +
+                                          " (give a folder holding build/webgpu/, or an id <org>/<name>)");
+  if (!std::filesystem::is_directory(arg, ec))
+    throw Error(ErrorKind::kInvalidArgument, arg + " is a file, not a package folder (a folder holding build/webgpu/manifest.json)");
+  return arg;
+}
+
+const std::string& package_id(const std::string& arg, const std::string& what) {
+  if (names_a_path(arg))
+    throw Error(ErrorKind::kInvalidArgument, what + " takes a package id <org>/<name>, not the path " + arg +
+                                                 " (a path: it exists, starts with '.', '/' or '~', holds more than one '/' or "
+                                                 "ends with one, or starts with kernels/ or a folder here)");
+  return arg;
 }
 
 Kernel resolve_package(const std::string& arg, const PackageSelector& s, std::shared_ptr<Device> device) {
   if (!names_a_path(arg)) return resolve_kernel(arg, s, device);
-  std::error_code ec;
-  if (!std::filesystem::exists(arg, ec))
-    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (give a folder holding build/webgpu/, or an id <org>/<name>)");
-  if (!std::filesystem::is_directory(arg, ec))
-    throw Error(ErrorKind::kInvalidArgument, arg + " is a file, not a package folder (a folder holding build/webgpu/manifest.json)");
+  package_folder(arg);
   if (!s.package.empty() && std::filesystem::path(s.package) != std::filesystem::path(arg))
     throw Error(ErrorKind::kInvalidArgument, "two package folders given: " + arg + " and --package " + s.package);
   PackageSelector folder = s;

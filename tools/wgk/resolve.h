@@ -4,6 +4,7 @@
 // the pin given with it. Every subcommand prints what it ran with print_kernel().
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,18 +32,29 @@ void add_device_options(CLI::App& sub, double& gpu_timeout_s);
 std::shared_ptr<Device> cli_device(double gpu_timeout_s);
 
 /// Loads `id` as `s` says. --revision with --content is refused; --version with a pin must agree with
-/// the pinned package's version; --package DIR is refused (kIntegrity) unless its metadata.json names
-/// `id`, its version equals a given --version, its content id equals a given --content, and its bytes
-/// equal those of a given --revision (as the store serves it). Throws wgk::Error.
+/// the pinned package's version; --package DIR is refused unless its metadata.json names `id` and its
+/// declared version equals a given --version (kInvalidArgument: a version is a line whose bytes move, so it
+/// pins no bytes), its content id equals a given --content, and its bytes equal those of a given --revision
+/// as the store serves it (kIntegrity). Throws wgk::Error; kNotFound when DIR does not exist (package_folder).
 Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shared_ptr<Device> device = nullptr);
 
-/// True when `arg` names a path rather than a package id: it exists, or starts with '.', '/' or '~', or
-/// holds more than one '/' (an id is "<org>/<name>").
+/// True when `arg` names a path rather than a package id ("<org>/<name>"): it exists; or it starts with '.',
+/// '/' or '~', holds more than one '/', or ends with '/'; or its first component is `kernels` (the folder of
+/// package folders, as README.md writes them: kernels/<package>) or a folder that exists here. The one rule
+/// of every subcommand that takes a package (README.md "The command-line tool").
 bool names_a_path(const std::string& arg);
 
+/// `arg` as a package folder: it must exist and be a folder. Throws wgk::Error: kNotFound "no such package
+/// folder: <arg>" for a path that does not exist, kInvalidArgument for a file that is not a folder.
+std::filesystem::path package_folder(const std::string& arg);
+
+/// `arg` as a package id, for a subcommand that takes only ids (`wgk download`). Throws wgk::Error
+/// (kInvalidArgument) when names_a_path(arg): "<what> takes a package id <org>/<name>, not the path <arg>".
+const std::string& package_id(const std::string& arg, const std::string& what);
+
 /// The kernel a subcommand's positional PACKAGE names: a package folder (README.md + build/webgpu/) checked
-/// against any pin in `s`, or an id resolved as `s` says (resolve_kernel). Throws wgk::Error: kNotFound
-/// "no such package folder" for a path that does not exist, kInvalidArgument for a file that is not a folder.
+/// against any pin in `s`, or an id resolved as `s` says (resolve_kernel). Throws wgk::Error as package_folder
+/// for an argument that names_a_path.
 Kernel resolve_package(const std::string& id_or_folder, const PackageSelector& s, std::shared_ptr<Device> device = nullptr);
 
 /// The kernels a subcommand runs: each of `args` (ids or folders, as resolve_package), else `s.package` when

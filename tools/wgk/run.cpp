@@ -4,7 +4,9 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
+#include "bench_baselines.h"
 #include "cases.h"
 #include "command.h"
 #include "contract/contract.h"
@@ -42,11 +44,12 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                  "tunable NAME=VALUE (repeatable or comma-separated; e.g. ROW_ORDER=token, F16_STORAGE=packed)")
       ->delimiter(',');
   sub.add_option("--output", o->outputs,
-                 "an output to produce, by its name or ONNX name (repeatable or comma-separated; default: the required "
-                 "outputs; an optional output, e.g. invStdVar, only when named)")
-      ->delimiter(',');
+                 "an output to produce, by its name or ONNX name (repeatable or comma-separated, spaces around a name "
+                 "ignored, an empty name refused; default: the required outputs; an optional output, e.g. invStdVar, "
+                 "only when named)");
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
-  sub.add_option("--repeat", o->repeat, "timed calls after the first (default 10; 0: none)")->check(CLI::Range(0, 1000000));
+  sub.add_option("--repeat", o->repeat,
+                 "timed calls after the first, each waited for, so --gpu-timeout-s bounds one call (default 10; 0: none)")->check(CLI::Range(0, 1000000));
   sub.add_option("--tolerance", o->tolerance,
                  "largest absolute error against the CPU reference that passes (default: 1e-5 + 1e-6 |y| for "
                  "float32, 2e-3 + 2^-10 |y| for float16: a few f32 roundings, or one f16 rounding plus that); exit 1 "
@@ -63,9 +66,11 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     if (o->package_arg.empty() && o->package.package.empty())
       throw Error(ErrorKind::kInvalidArgument, "wgk run: name the package: an id, a folder, or --package DIR");
     Tensors host;
+    std::map<std::string, std::string> sources;  // input name -> the --input that gave it
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
       if (!host.emplace(name, std::move(t)).second)
         throw Error(ErrorKind::kInvalidArgument, "input " + name + " is given twice (again by " + from + ")");
+      sources[name] = "--input " + from;
     };
     for (const std::string& spec : o->inputs) {
       const auto eq = spec.find('=');
@@ -82,6 +87,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     }
     const Attributes attrs = parse_name_values(o->attrs, "--attr");
     const Attributes tunables = parse_name_values(o->tunables, "--tunable");
+    const std::vector<std::string> output_list = name_list(o->outputs, "--output");
     if (!o->out.empty()) {  // before any GPU work: a bad --out fails first
       std::error_code ec;
       std::filesystem::create_directories(o->out, ec);
@@ -93,9 +99,11 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     const auto& contract = *introspect::contract(kernel);
+    // The files' dtypes by the contract's type constraints (a uint32 .npy for an int64 input is refused).
+    check_file_dtypes(contract, host, [&](const std::string& name) { return sources.at(name); });
     // ONNX names (X, position_ids) are the contract's argument names from here on (the reference takes those).
     host = by_contract_names(contract, std::move(host));
-    const OutputNames asked = output_names(contract, o->outputs, "--output");
+    const OutputNames asked = output_names(contract, output_list, "--output");
     Inputs inputs;
     for (const auto& [name, t] : host) inputs.emplace(name, t);
     CallInfo info;
@@ -143,11 +151,15 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::cout << "\n";
     std::cout << "time:    first call " << first_ms << " ms (plan, compile, upload, run, read back)";
     if (o->repeat > 0) {
+      // Each call is waited for before the next: one wait covers one call, so --gpu-timeout-s bounds a call
+      // (one wait for all of them timed out when N calls took longer than it, each well within it).
       t0 = clock::now();
-      for (int i = 0; i < o->repeat; ++i) outputs = kernel.call(inputs, attrs, tunables, nullptr, asked);
-      outputs.begin()->second.read();
+      for (int i = 0; i < o->repeat; ++i) {
+        outputs = kernel.call(inputs, attrs, tunables, nullptr, asked);
+        wait_idle(kernel.device());
+      }
       std::cout << "; repeat " << std::chrono::duration<double, std::milli>(clock::now() - t0).count() / o->repeat
-                << " ms per call over " << o->repeat << " calls (upload + run, wall clock)";
+                << " ms per call over " << o->repeat << " calls (upload + run, each waited for, wall clock)";
     }
     std::cout << "\n";
     if (!o->out.empty()) {

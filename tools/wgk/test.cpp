@@ -95,6 +95,10 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
             it = kernels.emplace(c.kernel, resolve_kernel(c.kernel, o->pin, device)).first;
             print_kernel(it->second);
           }
+          // The .npy files' dtypes by the contract's type constraints, as `wgk run --input` checks them.
+          check_file_dtypes(*introspect::contract(it->second), c.inputs, [&](const std::string& name) {
+            return (folder / "case.json").string() + " inputs." + name;
+          });
           r = run_case(it->second, c);
         } catch (const Error& e) {
           c.name = folder.filename().string();
