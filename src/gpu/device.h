@@ -186,7 +186,8 @@ class Device {
   /// bind groups were validated when created. A validation error then surfaces as an uncaptured error,
   /// thrown by the next call that checks (any validated call, wait, read).
   /// `layout` kPassEachSpan and kOnePass time the whole command buffer (queries 0 and 1, as one pass), with no
-  /// timestamp between dispatches; kOnePass also encodes one compute pass for all of them (less host work).
+  /// timestamp between dispatches; kOnePass also encodes one compute pass for all of them (less host work),
+  /// setting a pipeline or bind group only where it differs from the dispatch before.
   void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true,
               Layout layout = Layout::kPassEach);
   /// Queues a buffer-to-buffer copy (offsets and size multiples of 4). No wait.
