@@ -8,7 +8,8 @@
 // plan-cache miss), BM_OutputBuffer (one storage buffer from Dawn), BM_BindGroup, BM_Submit (encode +
 // submit of one prepared small copy dispatch, the gpu::Device floor). BM_Flush: only the submit of 64
 // recorded calls' dispatches (Dawn's cost of a flush, without ours); BM_FlushCopy/bindings:2|6: the same for
-// a trivial kernel with 2 or 6 bindings (Dawn's per-dispatch cost against bind-group size). The GPU is
+// a trivial kernel with 2 or 6 bindings (Dawn's per-dispatch cost against bind-group size; groups:1 one bind
+// group for all). The GPU is
 // drained every 1024 calls (outside timing) so queued work does not pile up.
 //
 // Counter allocs_per_call: heap allocations (operator new) made by the benchmark's thread per iteration,
@@ -243,9 +244,11 @@ BENCHMARK_CAPTURE(BM_Flush, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(b
 // How Dawn's per-dispatch cost grows with a bind group's entries: 64 dispatches of a trivial kernel with
 // `bindings` (2 or 6) entries, as the decode kernels' calls are laid out: read-only storage inputs shared by
 // every call (1, or 4 like x, cos, sin, position_ids), for 6 a uniform per call (params), and the output
-// per call, so every dispatch has its own bind group. 16 workgroups of 256 over 4096 u32.
+// per call, so every dispatch has its own bind group. 16 workgroups of 256 over 4096 u32. groups:1: one
+// bind group for all 64 (submit then sets it once: Dawn's cost of SetBindGroup against that of a dispatch).
 void BM_FlushCopy(benchmark::State& st) {
   const auto bindings = static_cast<int>(st.range(0));
+  const auto group_count = static_cast<std::size_t>(st.range(1));
   auto& dev = wgk::introspect::state(*wgk::Device::default_device());
   const int inputs = bindings == 2 ? 1 : bindings - 2;
   const bool uniform = bindings > 2;
@@ -284,13 +287,19 @@ void BM_FlushCopy(benchmark::State& st) {
       entries.push_back({static_cast<std::uint32_t>(bindings - 1), &o.outputs[c]});
       o.groups.push_back(dev.gpu.create_bind_group(o.pipeline, entries));
     }
-    for (const auto& group : o.groups) dispatches.push_back({&o.pipeline, &group, 16, 1, 1});
+    for (std::size_t c = 0; c < o.groups.size(); ++c)
+      dispatches.push_back({&o.pipeline, &o.groups[group_count == 1 ? 0 : c], 16, 1, 1});
   }
   time_submits(st, dev, dispatches);
   std::lock_guard lock(dev.mutex);
   objects.reset();
 }
-BENCHMARK(BM_FlushCopy)->Arg(2)->Arg(6)->ArgName("bindings")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FlushCopy)
+    ->Args({2, 64})
+    ->Args({6, 64})
+    ->Args({6, 1})
+    ->ArgNames({"bindings", "groups"})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_Plan(benchmark::State& st) {
   Decode& d = decode(kOnnxRope, wgk::DType::kFloat32);
