@@ -386,4 +386,16 @@ BENCHMARK(BM_Submit)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The header names the adapter and the Dawn toggles enabled on it (WGK_DAWN_ENABLE_TOGGLES shows there).
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const auto& gpu = wgk::introspect::state(*wgk::Device::default_device()).gpu;
+  std::string toggles;
+  for (const auto& name : gpu.enabled_toggles()) toggles += (toggles.empty() ? "" : ",") + name;
+  benchmark::AddCustomContext("adapter", gpu.adapter_info().device);
+  benchmark::AddCustomContext("dawn_toggles", toggles);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
