@@ -197,7 +197,8 @@ BENCHMARK_CAPTURE(BM_BatchedCall, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->
 // One validated submit of `dispatches` in one compute pass, exactly as flush_batch makes it (gpu::Layout::
 // kOnePass, validate true), timed per iteration; the GPU drained every 16 submits (not timed). Counters:
 // per_dispatch (CPU time of the thread over the dispatches submitted), allocs_per_dispatch.
-void time_submits(benchmark::State& st, wgk::runtime::DeviceState& dev, const std::vector<wgk::gpu::Dispatch>& dispatches) {
+void time_submits(benchmark::State& st, wgk::runtime::DeviceState& dev,
+                  const std::vector<wgk::gpu::Dispatch>& dispatches) {
   const auto per_submit = static_cast<double>(dispatches.size());
   std::int64_t n = 0;
   {
@@ -254,7 +255,8 @@ void BM_FlushCopy(benchmark::State& st) {
   const bool uniform = bindings > 2;
   std::string wgsl;
   for (int i = 0; i < inputs; ++i)
-    wgsl += "@group(0) @binding(" + std::to_string(i) + ") var<storage, read> in" + std::to_string(i) + " : array<u32>;\n";
+    wgsl += "@group(0) @binding(" + std::to_string(i) + ") var<storage, read> in" + std::to_string(i) +
+            " : array<u32>;\n";
   if (uniform) wgsl += "struct Params { k : u32, pad0 : u32, pad1 : u32, pad2 : u32 }\n@group(0) @binding(" +
                        std::to_string(inputs) + ") var<uniform> params : Params;\n";
   wgsl += "@group(0) @binding(" + std::to_string(bindings - 1) + ") var<storage, read_write> y : array<u32>;\n"
@@ -275,7 +277,8 @@ void BM_FlushCopy(benchmark::State& st) {
     std::lock_guard lock(dev.mutex);
     Objects& o = *objects;
     o.pipeline = dev.gpu.create_compute_pipeline(wgsl, "host_bench/flush_copy");
-    for (int i = 0; i < inputs; ++i) o.shared.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "in"));
+    for (int i = 0; i < inputs; ++i)
+      o.shared.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "in"));
     for (std::int64_t c = 0; c < kCallsPerSubmit; ++c) {
       o.outputs.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "y"));
       if (uniform) o.params.push_back(dev.gpu.create_buffer(16, wgk::gpu::BufferUsage::kUniform, "params"));
