@@ -6,8 +6,11 @@
 // without Dawn's encode and submit. BM_BatchedCall: the same with the flush timed (64 calls per flush,
 // each call carrying 1/64 of the submit). The rest split the parts: BM_Plan (planning a signature, the
 // plan-cache miss), BM_OutputBuffer (one storage buffer from Dawn), BM_BindGroup, BM_Submit (encode +
-// submit of one prepared small copy dispatch, the gpu::Device floor). The GPU is drained every 1024
-// calls (outside timing) so queued work does not pile up.
+// submit of one prepared small copy dispatch, the gpu::Device floor). BM_Flush: only the submit of 64
+// recorded calls' dispatches (Dawn's cost of a flush, without ours); BM_FlushCopy/bindings:2|6: the same for
+// a trivial kernel with 2 or 6 bindings (Dawn's per-dispatch cost against bind-group size; groups:1 one bind
+// group for all). The GPU is
+// drained every 1024 calls (outside timing) so queued work does not pile up.
 //
 // Counter allocs_per_call: heap allocations (operator new) made by the benchmark's thread per iteration,
 // timed part only (Dawn's own allocations on that thread included; lavapipe's threads not).
@@ -15,14 +18,18 @@
 // Cases: RoPE decode_r4_b1_h32x128 of ai.onnx.RotaryEmbedding's bench.json (x [1, 32, 1, 128], cos/sin
 // [4096, 64], one position) and com.microsoft's; RMSNormalization decode_1x4096_f32 (x [1, 4096], scale [4096]).
 //
-// run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter)
+// run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter; WGK_DAWN_ENABLE_TOGGLES=
+// skip_validation measures Dawn without its validation, docs/platform.md)
 #include <benchmark/benchmark.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "runtime/state.h"  // the types behind introspect::state
 #include "wgk/introspect.h"
@@ -58,17 +65,24 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-// Counts this thread's allocations while alive; st.counters["allocs_per_call"] on destruction.
+// Counts this thread's allocations while alive; st.counters[name] on destruction: per iteration, divided by
+// `per` (the dispatches of one iteration, for the flush benchmarks).
 struct AllocationCounter {
   benchmark::State& st;
   std::uint64_t start;
-  explicit AllocationCounter(benchmark::State& s) : st(s), start(allocations) { counting = true; }
+  const char* name;
+  double per;
+  explicit AllocationCounter(benchmark::State& s, const char* counter = "allocs_per_call", double per_iteration = 1)
+      : st(s), start(allocations), name(counter), per(per_iteration) {
+    counting = true;
+  }
   void pause() { counting = false; }
   void resume() { counting = true; }
   ~AllocationCounter() {
     counting = false;
-    st.counters["allocs_per_call"] =
-        st.iterations() ? static_cast<double>(allocations - start) / static_cast<double>(st.iterations()) : 0.0;
+    st.counters[name] = st.iterations() ? static_cast<double>(allocations - start) /
+                                              (static_cast<double>(st.iterations()) * per)
+                                        : 0.0;
   }
 };
 
@@ -180,6 +194,116 @@ BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Un
 BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
+// One validated submit of `dispatches` in one compute pass, exactly as flush_batch makes it (gpu::Layout::
+// kOnePass, validate true), timed per iteration; the GPU drained every 16 submits (not timed). Counters:
+// per_dispatch (CPU time of the thread over the dispatches submitted), allocs_per_dispatch.
+void time_submits(benchmark::State& st, wgk::runtime::DeviceState& dev,
+                  const std::vector<wgk::gpu::Dispatch>& dispatches) {
+  const auto per_submit = static_cast<double>(dispatches.size());
+  std::int64_t n = 0;
+  {
+    AllocationCounter allocs(st, "allocs_per_dispatch", per_submit);
+    for (auto _ : st) {
+      std::lock_guard lock(dev.mutex);
+      dev.gpu.submit(dispatches, nullptr, /*validate=*/true, wgk::gpu::Layout::kOnePass);
+      if (++n % 16 == 0) {
+        st.PauseTiming();
+        allocs.pause();
+        dev.gpu.wait();
+        allocs.resume();
+        st.ResumeTiming();
+      }
+    }
+  }
+  drain(dev);
+  st.counters["dispatches_per_submit"] = per_submit;
+  // The inverse of a rate: CPU seconds per dispatch (printed with an SI prefix: "1.2us").
+  st.counters["per_dispatch"] =
+      benchmark::Counter(per_submit, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// Dawn's own cost of a flush: 64 calls of the BM_BatchedCall case recorded into a Batch once (not timed),
+// then only the submit of exactly those dispatches (their pipelines and bind groups, which the batch keeps
+// alive) repeated: no encode_call, no release of the calls. The batch is flushed once at the end.
+void BM_Flush(benchmark::State& st, std::string id, wgk::DType dtype) {
+  Decode& d = decode(id, dtype);
+  auto& dev = wgk::introspect::state(*d.kernel.device());
+  d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
+  drain(dev);
+  wgk::Batch batch(d.kernel.device());
+  for (std::int64_t i = 0; i < kCallsPerSubmit; ++i) batch.record(d.kernel, d.inputs, d.attrs);
+  const std::vector<wgk::gpu::Dispatch> dispatches = wgk::runtime::state_of_batch(batch).dispatches;
+  time_submits(st, dev, dispatches);
+  batch.flush();
+  drain(dev);
+}
+BENCHMARK_CAPTURE(BM_Flush, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Flush, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Flush, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Flush, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+
+// How Dawn's per-dispatch cost grows with a bind group's entries: 64 dispatches of a trivial kernel with
+// `bindings` (2 or 6) entries, as the decode kernels' calls are laid out: read-only storage inputs shared by
+// every call (1, or 4 like x, cos, sin, position_ids), for 6 a uniform per call (params), and the output
+// per call, so every dispatch has its own bind group. 16 workgroups of 256 over 4096 u32. groups:1: one
+// bind group for all 64 (submit then sets it once: Dawn's cost of SetBindGroup against that of a dispatch).
+void BM_FlushCopy(benchmark::State& st) {
+  const auto bindings = static_cast<int>(st.range(0));
+  const auto group_count = static_cast<std::size_t>(st.range(1));
+  auto& dev = wgk::introspect::state(*wgk::Device::default_device());
+  const int inputs = bindings == 2 ? 1 : bindings - 2;
+  const bool uniform = bindings > 2;
+  std::string wgsl;
+  for (int i = 0; i < inputs; ++i)
+    wgsl += "@group(0) @binding(" + std::to_string(i) + ") var<storage, read> in" + std::to_string(i) +
+            " : array<u32>;\n";
+  if (uniform) wgsl += "struct Params { k : u32, pad0 : u32, pad1 : u32, pad2 : u32 }\n@group(0) @binding(" +
+                       std::to_string(inputs) + ") var<uniform> params : Params;\n";
+  wgsl += "@group(0) @binding(" + std::to_string(bindings - 1) + ") var<storage, read_write> y : array<u32>;\n"
+          "@compute @workgroup_size(256)\nfn main(@builtin(global_invocation_id) gid : vec3<u32>) {\n"
+          "  let i = gid.x;\n  if (i >= arrayLength(&y)) { return; }\n  var v = 0u;\n";
+  for (int i = 0; i < inputs; ++i) wgsl += "  v += in" + std::to_string(i) + "[i];\n";
+  if (uniform) wgsl += "  v += params.k;\n";
+  wgsl += "  y[i] = v;\n}\n";
+  constexpr std::uint64_t kBytes = 4096 * 4;
+  struct Objects {
+    wgk::gpu::ComputePipeline pipeline;
+    std::vector<wgk::gpu::Buffer> shared, outputs, params;
+    std::vector<wgk::gpu::BindGroup> groups;
+  };
+  auto objects = std::make_unique<Objects>();  // created and destroyed under the device mutex
+  std::vector<wgk::gpu::Dispatch> dispatches;
+  {
+    std::lock_guard lock(dev.mutex);
+    Objects& o = *objects;
+    o.pipeline = dev.gpu.create_compute_pipeline(wgsl, "host_bench/flush_copy");
+    for (int i = 0; i < inputs; ++i)
+      o.shared.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "in"));
+    for (std::int64_t c = 0; c < kCallsPerSubmit; ++c) {
+      o.outputs.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "y"));
+      if (uniform) o.params.push_back(dev.gpu.create_buffer(16, wgk::gpu::BufferUsage::kUniform, "params"));
+    }
+    for (std::int64_t c = 0; c < kCallsPerSubmit; ++c) {
+      std::vector<wgk::gpu::BindGroupEntry> entries;
+      for (int i = 0; i < inputs; ++i) entries.push_back({static_cast<std::uint32_t>(i), &o.shared[i]});
+      if (uniform) entries.push_back({static_cast<std::uint32_t>(inputs), &o.params[c]});
+      entries.push_back({static_cast<std::uint32_t>(bindings - 1), &o.outputs[c]});
+      o.groups.push_back(dev.gpu.create_bind_group(o.pipeline, entries));
+    }
+    for (std::size_t c = 0; c < o.groups.size(); ++c)
+      dispatches.push_back({&o.pipeline, &o.groups[group_count == 1 ? 0 : c], 16, 1, 1});
+  }
+  time_submits(st, dev, dispatches);
+  std::lock_guard lock(dev.mutex);
+  objects.reset();
+}
+BENCHMARK(BM_FlushCopy)
+    ->Args({2, 64})
+    ->Args({6, 64})
+    ->Args({6, 1})
+    ->ArgNames({"bindings", "groups"})
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_Plan(benchmark::State& st) {
   Decode& d = decode(kOnnxRope, wgk::DType::kFloat32);
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);
@@ -265,4 +389,16 @@ BENCHMARK(BM_Submit)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The header names the adapter and the Dawn toggles enabled on it (WGK_DAWN_ENABLE_TOGGLES shows there).
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const auto& gpu = wgk::introspect::state(*wgk::Device::default_device()).gpu;
+  std::string toggles;
+  for (const auto& name : gpu.enabled_toggles()) toggles += (toggles.empty() ? "" : ",") + name;
+  benchmark::AddCustomContext("adapter", gpu.adapter_info().device);
+  benchmark::AddCustomContext("dawn_toggles", toggles);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -4,6 +4,7 @@
 
 #include "gpu/callback.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -96,14 +97,76 @@ DeviceResult request_once(WGPUInstance instance, WGPUAdapter adapter, const WGPU
 
 }  // namespace
 
+namespace {
+
+// The names of one toggles variable; see toggles_from_environment.
+std::vector<std::string> toggle_list(const char* variable) {
+  std::vector<std::string> names;
+  const char* value = std::getenv(variable);
+  if (!value || !*value) return names;
+  const std::string text = value;
+  auto refuse = [&](const std::string& rule) {
+    throw Error(ErrorKind::kInvalidArgument,
+                std::string(variable) + "='" + text + "': " + rule + " (a comma-separated list of Dawn toggle names)");
+  };
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty()) refuse("an empty name");
+    for (const char c : name)
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+        refuse("'" + name + "' is not a toggle name (lower-case letters, digits and '_', as in skip_validation)");
+    names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+Toggles toggles_from_environment() {
+  Toggles t{toggle_list(kEnableTogglesVariable), toggle_list(kDisableTogglesVariable)};
+  for (const auto& name : t.enabled)
+    for (const auto& other : t.disabled)
+      if (name == other)
+        throw Error(ErrorKind::kInvalidArgument, "Dawn toggle '" + name + "' is both in " + kEnableTogglesVariable +
+                                                     " and in " + kDisableTogglesVariable);
+  return t;
+}
+
+}  // namespace wgk::gpu::abi
+
+namespace dawn::native {
+// Exported by the binary; declared as in Dawn's DawnNative.h (abi.h: why the layout is ours).
+std::vector<const char*> GetTogglesUsed(WGPUDevice device);
+}  // namespace dawn::native
+
+namespace wgk::gpu::abi {
+
+std::vector<std::string> enabled_toggles(WGPUDevice device) {
+  std::vector<std::string> names;
+  for (const char* name : dawn::native::GetTogglesUsed(device))
+    if (name) names.emplace_back(name);
+  return names;
+}
+
 DeviceRequest request_device(WGPUInstance instance, WGPUAdapter adapter, const WGPUDeviceDescriptor& descriptor,
-                             uint64_t timeout_ns, WGPUSType toggles_stype) {
-  const char* const disabled[] = {kTimestampQuantizationToggle};
+                             uint64_t timeout_ns, WGPUSType toggles_stype, const Toggles& extra) {
+  std::vector<const char*> enabled, disabled;
+  for (const auto& name : extra.enabled) enabled.push_back(name.c_str());
+  bool quantization_enabled = false;
+  for (const auto& name : extra.enabled) quantization_enabled |= name == kTimestampQuantizationToggle;
+  if (!quantization_enabled) disabled.push_back(kTimestampQuantizationToggle);
+  for (const auto& name : extra.disabled)
+    if (name != kTimestampQuantizationToggle) disabled.push_back(name.c_str());
   WGPUDawnTogglesDescriptor toggles{};
   toggles.chain.sType = toggles_stype;
   toggles.chain.next = descriptor.nextInChain;
-  toggles.disabledToggleCount = 1;
-  toggles.disabledToggles = disabled;
+  toggles.enabledToggleCount = enabled.size();
+  toggles.enabledToggles = enabled.data();
+  toggles.disabledToggleCount = disabled.size();
+  toggles.disabledToggles = disabled.data();
   WGPUDeviceDescriptor with_toggles = descriptor;
   with_toggles.nextInChain = &toggles.chain;
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpu/handles.h"
 #include "wgk/error.h"
@@ -111,6 +112,35 @@ WGPUWaitStatus wait_any(WGPUInstance instance, WGPUFuture future, uint64_t timeo
 /// waiting for <what>" (the timeout in the largest of s, ms, us, ns that divides it), or "gpu: wgpuInstanceWaitAny failed while waiting for <what>".
 Error wait_error(WGPUWaitStatus status, uint64_t timeout_ns, std::string_view what);
 
+// ---- Toggles asked for by the environment, and Dawn's list of enabled toggles -------------------------
+// WGK_DAWN_ENABLE_TOGGLES / WGK_DAWN_DISABLE_TOGGLES: comma-separated Dawn toggle names (Dawn's
+// src/dawn/native/Toggles.cpp, e.g. "skip_validation"), added to the toggles descriptor at device creation;
+// for measuring only (docs/platform.md "Dawn toggles for diagnosis"). Dawn ignores a name it does not know
+// without a message (probe on lavapipe, 2026-12-01: "no_such_toggle" enabled -> a device, and the name is not
+// in the enabled list), so gpu::Device checks the outcome with enabled_toggles.
+// dawn::native::GetTogglesUsed (DawnNative.h: "the names of all the toggles that are enabled in device") is
+// exported by the binary as a C++ function (_ZN4dawn6native14GetTogglesUsedEP14WGPUDeviceImpl). The binary
+// is built against libstdc++ (its symbols use std::__cxx11, none std::__1), as this library is, so the
+// std::vector<const char*> it returns has our layout. Evidence: abi_test DawnTogglesFromEnvironment.
+inline constexpr const char* kEnableTogglesVariable = "WGK_DAWN_ENABLE_TOGGLES";
+inline constexpr const char* kDisableTogglesVariable = "WGK_DAWN_DISABLE_TOGGLES";
+
+/// Toggle names to enable and to disable at device creation, beyond the default (timestamp_quantization
+/// disabled; a name in `enabled` takes it out of the default's disabled list).
+struct Toggles {
+  std::vector<std::string> enabled;
+  std::vector<std::string> disabled;
+  bool empty() const { return enabled.empty() && disabled.empty(); }
+};
+
+/// The toggles of WGK_DAWN_ENABLE_TOGGLES and WGK_DAWN_DISABLE_TOGGLES (unset or empty: none). Throws
+/// wgk::Error kInvalidArgument naming the variable and its value for an empty item ("a,,b"), a name that
+/// is not Dawn's form (lower-case letters, digits, '_'), or a name in both lists.
+Toggles toggles_from_environment();
+
+/// The toggles Dawn reports enabled on `device` (dawn::native::GetTogglesUsed), in Dawn's order.
+std::vector<std::string> enabled_toggles(WGPUDevice device);
+
 /// The outcome of request_device.
 struct DeviceRequest {
   detail::Object<WGPUDeviceImpl> device;  ///< empty: Dawn refused the device even without the toggles (`error`)
@@ -120,12 +150,14 @@ struct DeviceRequest {
 };
 
 /// wgpuAdapterRequestDevice with `descriptor` plus a DawnTogglesDescriptor (sType `toggles_stype`) that
-/// disables "timestamp_quantization", chained in front of descriptor.nextInChain. If Dawn refuses that
+/// disables "timestamp_quantization" and enables/disables `extra`'s names, chained in front of
+/// descriptor.nextInChain. If Dawn refuses that
 /// request, requests again with `descriptor` unchanged (graceful fallback, reason in toggles_error).
 /// `toggles_stype` is a parameter only so that tests can force the fallback. Waits at most `timeout_ns` per
 /// request; throws wgk::Error kGpu when a wait fails or times out.
 DeviceRequest request_device(WGPUInstance instance, WGPUAdapter adapter, const WGPUDeviceDescriptor& descriptor,
-                             uint64_t timeout_ns, WGPUSType toggles_stype = kSTypeDawnTogglesDescriptor);
+                             uint64_t timeout_ns, WGPUSType toggles_stype = kSTypeDawnTogglesDescriptor,
+                             const Toggles& extra = {});
 
 // ---- Same in header and binary (verified by use in tests; listed so a reader knows they were checked) --
 // WGPUBackendType (Vulkan 6, OpenGLES 8), WGPUAdapterType (CPU 3), WGPUAdapterInfo (96 bytes, subgroup

@@ -1,5 +1,6 @@
 // Device creation (adapter from adapter.cpp, features, limits, Dawn toggles), its error scopes and the
 // checks of what Dawn reported outside them.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <utility>
@@ -105,13 +106,33 @@ Device::Device(const DeviceOptions& options) : state_(std::make_unique<State>())
   descriptor.uncapturedErrorCallbackInfo.userdata1 = &s;
 
   // With Dawn's "timestamp_quantization" toggle disabled (full-resolution timestamps); without it if Dawn
-  // refuses the toggles descriptor (abi.h), the reason kept in toggles_error.
-  abi::DeviceRequest request =
-      abi::request_device(s.instance.get(), s.adapter.get(), descriptor, to_ns(kDefaultTimeout));
+  // refuses the toggles descriptor (abi.h), the reason kept in toggles_error. Plus the environment's
+  // toggles (WGK_DAWN_ENABLE_TOGGLES, WGK_DAWN_DISABLE_TOGGLES: measuring only), checked against what
+  // Dawn reports enabled, since Dawn ignores a name it does not know.
+  const abi::Toggles extra = abi::toggles_from_environment();
+  abi::DeviceRequest request = abi::request_device(s.instance.get(), s.adapter.get(), descriptor,
+                                                   to_ns(kDefaultTimeout), abi::kSTypeDawnTogglesDescriptor, extra);
   if (!request.device)
     fail(ErrorKind::kGpu, "wgpuAdapterRequestDevice failed on " + s.info.device + ": " + request.error);
   s.device = std::move(request.device);
   s.toggles_error = std::move(request.toggles_error);
+  if (!extra.empty()) {
+    if (!s.toggles_error.empty())
+      fail(ErrorKind::kGpu, std::string(abi::kEnableTogglesVariable) + "/" + abi::kDisableTogglesVariable +
+                                ": Dawn refused the toggles descriptor on " + s.info.device + ": " + s.toggles_error);
+    const std::vector<std::string> on = abi::enabled_toggles(s.device.get());
+    auto is_on = [&](const std::string& name) { return std::find(on.begin(), on.end(), name) != on.end(); };
+    for (const auto& name : extra.enabled)
+      if (!is_on(name))
+        fail(ErrorKind::kInvalidArgument,
+             std::string(abi::kEnableTogglesVariable) + ": Dawn did not enable '" + name + "' on " + s.info.device +
+                 " (not a toggle of this Dawn build, or not one a device request may set; Dawn's names: its "
+                 "src/dawn/native/Toggles.cpp)");
+    for (const auto& name : extra.disabled)
+      if (is_on(name))
+        fail(ErrorKind::kInvalidArgument, std::string(abi::kDisableTogglesVariable) + ": Dawn kept '" + name +
+                                              "' enabled on " + s.info.device + " (a toggle Dawn forces on here)");
+  }
   s.queue = detail::Object<WGPUQueueImpl>(wgpuDeviceGetQueue(s.device.get()));
 
   WGPULimits device_limits{};
@@ -130,6 +151,7 @@ const AdapterInfo& Device::adapter_info() const { return state_->info; }
 const Features& Device::features() const { return state_->features; }
 const Limits& Device::limits() const { return state_->limits; }
 const std::string& Device::toggles_error() const { return state_->toggles_error; }
+std::vector<std::string> Device::enabled_toggles() const { return abi::enabled_toggles(state_->device.get()); }
 std::optional<uint64_t> Device::limit(std::string_view name) const {
   for (const auto& [key, value] : state_->limits)
     if (key == name) return value;

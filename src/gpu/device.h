@@ -130,7 +130,9 @@ class Device {
   /// limits (so maxStorageBufferBindingSize/maxBufferSize are the adapter's, not WebGPU's defaults),
   /// and with Dawn's "timestamp_quantization" toggle disabled, so timestamps are not rounded to
   /// 65,536 ns (as ONNX Runtime's WebGPU EP does). If Dawn refuses the toggle, the device is created
-  /// without it: see toggles_error().
+  /// without it: see toggles_error(). The environment may add toggles for measuring (WGK_DAWN_ENABLE_TOGGLES,
+  /// WGK_DAWN_DISABLE_TOGGLES: comma lists of Dawn toggle names; docs/platform.md): kInvalidArgument naming the
+  /// variable when a list is malformed, names a toggle twice, or Dawn does not apply a name (an unknown one).
   /// Throws kInvalidArgument (WGK_BACKEND is not a Backend word), kNotFound (no matching adapter, or an
   /// index past any adapter; the message names the source, DeviceOptions::adapter or WGK_ADAPTER, and
   /// lists the adapters found) or kGpu. The process-wide default device is wgk::Device::default_device()
@@ -151,6 +153,9 @@ class Device {
   /// Empty when Dawn accepted the device toggles (timestamp_quantization off: full-resolution timestamps);
   /// otherwise Dawn's reason for refusing them, and this device's timestamps are quantized to 65,536 ns.
   const std::string& toggles_error() const;
+  /// The Dawn toggles enabled on this device, as Dawn reports them (dawn::native::GetTogglesUsed; abi.h),
+  /// e.g. "skip_validation" when WGK_DAWN_ENABLE_TOGGLES asked for it (docs/platform.md).
+  std::vector<std::string> enabled_toggles() const;
 
   /// A buffer of `size` bytes (> 0, <= maxBufferSize), zero-filled. kGpu on Dawn failure (e.g. OOM).
   Buffer create_buffer(uint64_t size, BufferUsage usage, std::string_view label = {});
@@ -181,7 +186,8 @@ class Device {
   /// bind groups were validated when created. A validation error then surfaces as an uncaptured error,
   /// thrown by the next call that checks (any validated call, wait, read).
   /// `layout` kPassEachSpan and kOnePass time the whole command buffer (queries 0 and 1, as one pass), with no
-  /// timestamp between dispatches; kOnePass also encodes one compute pass for all of them (less host work).
+  /// timestamp between dispatches; kOnePass also encodes one compute pass for all of them (less host work),
+  /// setting a pipeline or bind group only where it differs from the dispatch before.
   void submit(std::span<const Dispatch> passes, TimestampQuery* timestamps = nullptr, bool validate = true,
               Layout layout = Layout::kPassEach);
   /// Queues a buffer-to-buffer copy (offsets and size multiples of 4). No wait.

@@ -134,13 +134,20 @@ void Device::submit(std::span<const Dispatch> passes, TimestampQuery* timestamps
       descriptor.timestampWrites = &writes;
     }
     const detail::Object<WGPUComputePassEncoderImpl> pass(wgpuCommandEncoderBeginComputePass(encoder.get(), &descriptor));
-    WGPUComputePipeline current = nullptr;  // set each pipeline once per run of equal ones
+    // Each pipeline and each bind group set once per run of equal ones: a pass keeps both until set again
+    // (WebGPU), and Dawn records and tracks every SetBindGroup (tests/gpu/device_test.cpp OnePassRebinds).
+    WGPUComputePipeline current = nullptr;
+    WGPUBindGroup bound = nullptr;
     for (const Dispatch& d : passes) {
       if (d.pipeline->pipeline_.get() != current) {
         current = d.pipeline->pipeline_.get();
         wgpuComputePassEncoderSetPipeline(pass.get(), current);
+        bound = nullptr;  // another pipeline: bind again (its layout may differ)
       }
-      wgpuComputePassEncoderSetBindGroup(pass.get(), 0, d.bind_group->handle_.get(), 0, nullptr);
+      if (d.bind_group->handle_.get() != bound) {
+        bound = d.bind_group->handle_.get();
+        wgpuComputePassEncoderSetBindGroup(pass.get(), 0, bound, 0, nullptr);
+      }
       wgpuComputePassEncoderDispatchWorkgroups(pass.get(), d.x, d.y, d.z);
     }
     wgpuComputePassEncoderEnd(pass.get());

@@ -3,7 +3,10 @@
 // These tests include <webgpu/webgpu.h> on purpose (they test the binding itself).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -440,6 +443,107 @@ TEST(Abi, DeviceTimestampsNotQuantized) {
   ASSERT_EQ(all.size(), 2u * kSubmits * kPassesPerSubmit);
   EXPECT_GT(count_off_quantum(all), 0u) << "every timestamp is a multiple of 65,536 ns: timestamp_quantization is on"
                                         << " (first: " << all[0] << ")";
+}
+
+// Sets an environment variable for one scope (unset: nullptr) and restores the previous value.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) setenv(name, value, 1); else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1); else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The message of the wgk::Error kInvalidArgument that `make` throws ("" and a test failure otherwise).
+template <typename F>
+std::string invalid_argument(F make) {
+  try {
+    make();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no wgk::Error";
+  return "";
+}
+
+// WGK_DAWN_ENABLE_TOGGLES / WGK_DAWN_DISABLE_TOGGLES reach Dawn: the toggles Dawn itself reports enabled
+// (dawn::native::GetTogglesUsed) hold "skip_validation" with the variable and not without it. Also what
+// Dawn's list says of the default: "timestamp_quantization" is not enabled (the descriptor's disabled list).
+TEST(Abi, DawnTogglesFromEnvironment) {
+  ScopedEnv no_disable(abi::kDisableTogglesVariable, nullptr);
+  {
+    ScopedEnv none(abi::kEnableTogglesVariable, nullptr);
+    const Device device;
+    const std::vector<std::string> on = device.enabled_toggles();
+    EXPECT_FALSE(on.empty()) << "Dawn reports no enabled toggle at all (lazy_clear_resource_on_first_use is "
+                                "on by default): GetTogglesUsed's result may not be read as Dawn wrote it";
+    EXPECT_FALSE(has(on, "skip_validation"));
+    EXPECT_FALSE(has(on, abi::kTimestampQuantizationToggle));
+  }
+  {
+    ScopedEnv skip(abi::kEnableTogglesVariable, "skip_validation");
+    const Device device;
+    EXPECT_TRUE(has(device.enabled_toggles(), "skip_validation"));
+  }
+  {
+    // Enabling it takes timestamp_quantization out of the default disabled list.
+    ScopedEnv quantize(abi::kEnableTogglesVariable, "skip_validation,timestamp_quantization");
+    const Device device;
+    EXPECT_TRUE(has(device.enabled_toggles(), "skip_validation"));
+    EXPECT_TRUE(has(device.enabled_toggles(), abi::kTimestampQuantizationToggle));
+  }
+  {
+    // A toggle Dawn enables by default on lavapipe (the first block's list) can be disabled.
+    ScopedEnv none(abi::kEnableTogglesVariable, nullptr);
+    ScopedEnv off(abi::kDisableTogglesVariable, "lazy_clear_resource_on_first_use");
+    const Device device;
+    EXPECT_FALSE(has(device.enabled_toggles(), "lazy_clear_resource_on_first_use"));
+  }
+}
+
+// Dawn ignores a toggle name it does not know (a device, the name not enabled); the device checks Dawn's
+// list, so a misspelt name is an error naming the variable and the name instead of a measurement of nothing.
+// A malformed list or a name in both lists is refused before Dawn is asked.
+TEST(Abi, DawnTogglesFromEnvironmentRefused) {
+  ScopedEnv no_disable(abi::kDisableTogglesVariable, nullptr);
+  {
+    ScopedEnv typo(abi::kEnableTogglesVariable, "skip_validaton");
+    const std::string message = invalid_argument([] { Device device; });
+    EXPECT_NE(message.find("WGK_DAWN_ENABLE_TOGGLES: Dawn did not enable 'skip_validaton'"), std::string::npos)
+        << message;
+  }
+  {
+    ScopedEnv empty_item(abi::kEnableTogglesVariable, "skip_validation,");
+    const std::string message = invalid_argument([] { Device device; });
+    EXPECT_NE(message.find("WGK_DAWN_ENABLE_TOGGLES='skip_validation,': an empty name"), std::string::npos) << message;
+  }
+  {
+    ScopedEnv spaced(abi::kEnableTogglesVariable, "skip_validation, dump_shaders");
+    const std::string message = invalid_argument([] { Device device; });
+    EXPECT_NE(message.find("' dump_shaders' is not a toggle name"), std::string::npos) << message;
+  }
+  {
+    ScopedEnv on(abi::kEnableTogglesVariable, "skip_validation");
+    ScopedEnv off(abi::kDisableTogglesVariable, "dump_shaders,skip_validation");
+    const std::string message = invalid_argument([] { Device device; });
+    EXPECT_NE(message.find("'skip_validation' is both in WGK_DAWN_ENABLE_TOGGLES and in WGK_DAWN_DISABLE_TOGGLES"),
+              std::string::npos)
+        << message;
+  }
 }
 
 }  // namespace

@@ -164,5 +164,36 @@ TEST(Device, HandlesAreMoveOnly) {
   EXPECT_EQ(b.size(), 4u);
 }
 
+// One compute pass of dispatches whose bind groups repeat (submit sets a bind group only when it differs
+// from the one before): each dispatch adds 1 to every element of its group's buffer, so after the groups
+// a, a, b, a, b, b, a the buffers hold 4 (a) and 3 (b): counted by hand from the sequence. A rebinding
+// dropped after a change of group would leave a = 2 or b = 1; a repeat bound twice still gives these counts.
+TEST(Device, OnePassRebinds) {
+  const ComputePipeline pipeline = device().create_compute_pipeline(R"(
+@group(0) @binding(0) var<storage, read_write> y : array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid : vec3<u32>) {
+  if (gid.x < arrayLength(&y)) { y[gid.x] = y[gid.x] + 1u; }
+}
+)", "add_one");
+  constexpr uint32_t n = 100;  // two workgroups, the second partly out of range
+  const Buffer a = device().create_buffer(4 * n, BufferUsage::kStorage, "a");
+  const Buffer b = device().create_buffer(4 * n, BufferUsage::kStorage, "b");
+  const BindGroupEntry entries_a[] = {{0, &a}}, entries_b[] = {{0, &b}};
+  const BindGroup group_a = device().create_bind_group(pipeline, entries_a);
+  const BindGroup group_b = device().create_bind_group(pipeline, entries_b);
+  const Dispatch da{&pipeline, &group_a, 2, 1, 1}, db{&pipeline, &group_b, 2, 1, 1};
+  const std::vector<Dispatch> passes = {da, da, db, da, db, db, da};
+  device().submit(passes, nullptr, /*validate=*/true, Layout::kOnePass);
+  auto values = [](const Buffer& buffer) {
+    const std::vector<std::byte> bytes = device().read(buffer);
+    std::vector<uint32_t> v(bytes.size() / 4);
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+  };
+  EXPECT_EQ(values(a), std::vector<uint32_t>(n, 4u));
+  EXPECT_EQ(values(b), std::vector<uint32_t>(n, 3u));
+}
+
 }  // namespace
 }  // namespace wgk::gpu
