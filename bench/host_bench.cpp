@@ -23,6 +23,8 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <cstdio>
+#include <exception>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -389,16 +391,22 @@ BENCHMARK(BM_Submit)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-// The header names the adapter and the Dawn toggles enabled on it (WGK_DAWN_ENABLE_TOGGLES shows there).
+// The header names the adapter and the Dawn toggles enabled on it (WGK_DAWN_ENABLE_TOGGLES shows there). A
+// wgk::Error (no adapter, a refused device or toggle list, a failed call) ends the run with its message, exit 1.
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const auto& gpu = wgk::introspect::state(*wgk::Device::default_device()).gpu;
-  std::string toggles;
-  for (const auto& name : gpu.enabled_toggles()) toggles += (toggles.empty() ? "" : ",") + name;
-  benchmark::AddCustomContext("adapter", gpu.adapter_info().device);
-  benchmark::AddCustomContext("dawn_toggles", toggles);
-  benchmark::RunSpecifiedBenchmarks();
+  try {
+    const auto& gpu = wgk::introspect::state(*wgk::Device::default_device()).gpu;
+    std::string toggles;
+    for (const auto& name : gpu.enabled_toggles()) toggles += (toggles.empty() ? "" : ",") + name;
+    benchmark::AddCustomContext("adapter", gpu.adapter_info().device);
+    benchmark::AddCustomContext("dawn_toggles", toggles);
+    benchmark::RunSpecifiedBenchmarks();
+  } catch (const std::exception& e) {  // wgk::Error, a std::runtime_error
+    std::fprintf(stderr, "bench_host: %s\n", e.what());
+    return 1;
+  }
   benchmark::Shutdown();
   return 0;
 }

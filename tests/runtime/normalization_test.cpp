@@ -359,6 +359,11 @@ TEST(SkipSimplifiedLayerNormalization, BadInputCatalog) {
                {"must have the same type T", "float32", "float16"});
   expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {{"epsilon", std::string("x")}}); },
                {"'epsilon'", "is not a number"});
+  // NaN fails both epsilon rules; the one named is finiteness (checked first), not the sign.
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {{"epsilon", std::nan("")}}); },
+               {"epsilon must be finite in float32", "nan"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {{"epsilon", -1e-5}}); },
+               {"epsilon must be at least 0", "-1e-05"});
   expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {}, {"mean"}); },
                {"unknown output 'mean'", "invStdVar (inv_std_var) [optional]", "inputSkipBiasSum (input_skip_bias_sum) [optional]"});
 }
