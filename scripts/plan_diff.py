@@ -11,7 +11,8 @@ and WGSL are the same. WGSL changes are grouped by their changed lines: one temp
 shaders is one distinct change, shown once as a unified diff with the number of shader pairs and passes it
 covers (at most N distinct changes are shown, default 5).
 Exit status 0 when every call gets the same kernel (same WGSL, dispatch, bindings and uniform bytes), 1 when
-they differ, 2 with a one-line error for bad arguments or an unreadable or malformed DIR.
+they differ, 2 with a one-line error for bad arguments, an unreadable, empty or malformed DIR (a plan line
+missing a key: the line number and the key), or no signature in both runs (nothing compared).
 """
 import argparse
 import collections
@@ -30,19 +31,54 @@ class Parser(argparse.ArgumentParser):
         raise Fault(message)
 
 
+# The keys compare() reads, as `wgk validate --plans` writes them (tools/wgk/validate.cpp).
+PLAN_KEYS = ("caps", "signature", "variant", "passes")
+PASS_KEYS = ("shader", "dispatch", "bindings", "wgsl")
+BINDING_KEYS = ("slot", "name", "type", "uniform")
+
+
+def missing_key(plan):
+    """The first key compare() reads that `plan` lacks, as a path ("passes[0].wgsl"), or None.
+    Raises Fault for a part that is not an object or a list."""
+    def check(obj, keys, where):
+        if not isinstance(obj, dict):
+            raise Fault(f"{where or 'the line'} is not an object")
+        return next((where + k for k in keys if k not in obj), None)
+
+    def items(obj, key, where):
+        if not isinstance(obj[key], list):
+            raise Fault(f"{where}{key} is not a list")
+        return [(x, f"{where}{key}[{i}].") for i, x in enumerate(obj[key])]
+
+    missing = check(plan, PLAN_KEYS, "")
+    for p, at in items(plan, "passes", "") if not missing else []:
+        missing = missing or check(p, PASS_KEYS, at)
+        for b, b_at in items(p, "bindings", at) if not missing else []:
+            missing = missing or check(b, BINDING_KEYS, b_at)
+    return missing
+
+
 def load(folder):
     path = pathlib.Path(folder) / "plans.jsonl"
     plans = {}
     try:
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
+                where = f"{path}:{number}: not a plan line of `wgk validate --plans`"
                 try:
                     r = json.loads(line)
-                    plans[(r["caps"], r["signature"])] = r
-                except (ValueError, KeyError, TypeError) as e:
-                    raise Fault(f"{path}:{number}: not a plan line of `wgk validate --plans` ({e})")
+                    key = missing_key(r)
+                except ValueError as e:
+                    raise Fault(f"{where} ({e})")
+                except Fault as e:
+                    raise Fault(f"{where} ({e})")
+                if key:
+                    raise Fault(f"{where} (no key {key})")
+                plans[(r["caps"], r["signature"])] = r
     except OSError as e:
         raise Fault(f"cannot read {path}: {e.strerror} (write it with `wgk validate PACKAGE --plans {folder}`)")
+    if not plans:
+        raise Fault(f"{path} holds no plan line (write it with `wgk validate PACKAGE --plans {folder}`)")
     return plans
 
 
@@ -77,6 +113,9 @@ def main(argv):
 def compare(before_dir, after_dir, show):
     before, after = load(before_dir), load(after_dir)
     common = sorted(set(before) & set(after))
+    if not common:
+        raise Fault(f"no call signature is in both runs ({len(before)} before, {len(after)} after): nothing compared "
+                    "(plans of different devices or packages?)")
     mapping = collections.Counter()
     differences = collections.Counter()
     wgsl_pairs = collections.Counter()

@@ -119,6 +119,13 @@ std::shared_ptr<const Package> verify_package(std::map<std::string, std::string,
 }
 
 std::shared_ptr<const Package> load_package_directory(const std::filesystem::path& folder) {
+  // What marks a package, checked before its files are walked: a folder that is none (.., /etc) is named as
+  // such, not by one of its files' size or links.
+  std::error_code ec;
+  if (fs::is_directory(folder, ec) && !fs::is_regular_file(folder / kMetadata, ec))
+    throw Error(ErrorKind::kNotFound, folder.string() + ": no " + std::string(kMetadata) +
+                                          ", so not a package folder (one holds README.md and build/webgpu/ with "
+                                          "metadata.json, manifest.json and the shaders)");
   return verify_package(read_tree(folder), folder.string());
 }
 

@@ -62,7 +62,9 @@ std::shared_ptr<const Package> verify_package(std::map<std::string, std::string,
                                               std::string origin, std::string_view expected_id = {});
 
 /// Reads a package folder from disk (README.md and build/webgpu/ beside it) and verifies it.
-/// Paths must stay inside the folder (no symlinks out, no ".."); files over 16 MiB are refused.
+/// Paths must stay inside the folder (no symlinks out, no ".."); files over 16 MiB are refused. A folder
+/// without build/webgpu/metadata.json is refused first (kNotFound "<folder>: no build/webgpu/metadata.json"),
+/// before any of its files is read.
 std::shared_ptr<const Package> load_package_directory(const std::filesystem::path& folder);
 
 /// Where the store looks and whether it may use the network.

@@ -3,8 +3,9 @@
 # compare equal (exit 0); after a change to its template (a WGSL comment line, digests rewritten) they differ
 # in the WGSL of every call and nothing else (exit 1, the line shown in the diff); --device h200 plans for
 # that preset's capabilities. The one edit changes the erf and the tanh shader alike: it is one distinct WGSL
-# change, shown once (not once per shader pair). A missing plans.jsonl or a bad --show is a one-line error
-# with exit status 2, not a traceback.
+# change, shown once (not once per shader pair). A missing or empty plans.jsonl, a plan line missing a key, a
+# bad --show or two runs with no call signature in common (two devices) is a one-line error with exit status 2,
+# not a traceback or a pass.
 # Usage: plan_diff_test.sh <wgk> <source dir>
 set -eu
 wgk=$1
@@ -51,6 +52,21 @@ one_line_error "$tmp/bad/plans.jsonl:1: not a plan line" "$tmp/a" "$tmp/bad"
 cp -r "$tmp/c" "$tmp/nowgsl"; rm "$tmp"/nowgsl/wgsl/*.wgsl
 one_line_error "cannot read $tmp/nowgsl/wgsl/[0-9a-f]*.wgsl: No such file or directory (plans.jsonl names it)" "$tmp/a" "$tmp/nowgsl"
 
+# A plan line missing a key names the key and the line (before: a bare KeyError text, or a traceback for a key
+# read after loading): line 2 of a copy of run a without its second call's first pass's "wgsl".
+mkdir "$tmp/nokey"
+python3 -c 'import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+r = json.loads(lines[1]); del r["passes"][0]["wgsl"]; lines[1] = json.dumps(r)
+print("\n".join(lines))' "$tmp/a/plans.jsonl" > "$tmp/nokey/plans.jsonl"
+one_line_error "$tmp/nokey/plans.jsonl:2: not a plan line of \`wgk validate --plans\` (no key passes\[0\].wgsl)$" "$tmp/a" "$tmp/nokey"
+one_line_error "$tmp/bad/plans.jsonl:1: not a plan line of \`wgk validate --plans\` (no key signature)$" "$tmp/a" "$tmp/bad"
+# An empty plans.jsonl compares nothing: an error (before: "0 in both ... every call: same shader", exit 1).
+mkdir "$tmp/empty"; : > "$tmp/empty/plans.jsonl"
+one_line_error "$tmp/empty/plans.jsonl holds no plan line" "$tmp/a" "$tmp/empty"
+
 "$wgk" validate "$tmp/gelu" --device h200 --plans "$tmp/h" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 grep -q '"caps":"h200"' "$tmp/h/plans.jsonl"
+# Plans of two devices share no call signature (the caps differ): nothing compared is an error, not a pass.
+one_line_error "no call signature is in both runs ($calls before, [0-9]* after): nothing compared (plans of different devices or packages?)" "$tmp/a" "$tmp/h"
 echo "plan_diff_test: ok"

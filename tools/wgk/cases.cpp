@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -79,23 +81,32 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
 
 namespace {
 
-// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text.
-AttributeValue scalar_from_text(const std::string& text) {
-  std::size_t used = 0;
-  // Decimal numbers only: std::stod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
+// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text. A decimal
+// number past a double's range is refused, naming `where` (before, std::stod's out_of_range left it text).
+AttributeValue scalar_from_text(const std::string& text, const std::string& where) {
+  // Decimal numbers only: strtod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
   const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
   if (!decimal) return text;
+  std::size_t used = 0;
   try {
     const std::int64_t i = std::stoll(text, &used);
     if (used == text.size()) return i;
   } catch (const std::exception&) {
   }
-  try {
-    const double d = std::stod(text, &used);
-    if (used == text.size()) return d;
-  } catch (const std::exception&) {
-  }
-  return text;
+  char* end = nullptr;
+  errno = 0;
+  const double d = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return text;
+  // ERANGE (C11 7.22.1.3): an overflow returns +-HUGE_VAL; an underflow a value of at most the smallest
+  // normal's magnitude, kept when it is a nonzero subnormal, refused when the text's nonzero value became 0.
+  if (errno == ERANGE && std::isinf(d))
+    throw Error(ErrorKind::kInvalidArgument, where + ": " + text +
+                                                 " is outside the range of a double (its largest finite magnitude is 1.7976931348623157e308)");
+  if (errno == ERANGE && d == 0.0)
+    throw Error(ErrorKind::kInvalidArgument, where + ": " + text +
+                                                 " underflows a double: nonzero, but under the smallest positive double "
+                                                 "(4.9406564584124654e-324), so it would be read as 0");
+  return d;
 }
 
 }  // namespace
@@ -105,7 +116,7 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
   if (eq == std::string::npos || eq == 0)
     throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": expected NAME=VALUE");
   const std::string name = spec.substr(0, eq), text = spec.substr(eq + 1);
-  if (text.empty() || text.front() != '[') return {name, scalar_from_text(text)};
+  if (text.empty() || text.front() != '[') return {name, scalar_from_text(text, option + " " + spec)};
   // A list: [0,2,1,3], [0.5,2], [a,b] or [] (ONNX INTS, FLOATS, STRINGS).
   const std::string inner = text.substr(1, text.size() >= 2 ? text.size() - 2 : 0);
   if (text.back() != ']' || text.size() < 2 || inner.find_first_of("[]") != std::string::npos)
@@ -118,7 +129,8 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
     const std::size_t comma = std::min(inner.find(',', start), inner.size());
     if (comma == start)
       throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": element " + std::to_string(count) + " of the list is empty");
-    const AttributeValue v = scalar_from_text(inner.substr(start, comma - start));
+    const AttributeValue v = scalar_from_text(inner.substr(start, comma - start),
+                                              option + " " + spec + ": element " + std::to_string(count));
     start = comma + 1;
     if (const auto* i = std::get_if<std::int64_t>(&v)) {
       ints.push_back(*i);

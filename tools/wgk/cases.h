@@ -126,7 +126,9 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
 /// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
 /// integer, else a decimal number, else the string (so "0x10", "inf" and "nan" stay strings); a list
 /// in brackets, `NAME=[v1,v2,...]`, of such elements: all integers INTS, all numbers FLOATS, all text
-/// STRINGS (mixed numbers and text: kInvalidArgument). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name.
+/// STRINGS (mixed numbers and text: kInvalidArgument). Throws wgk::Error (kInvalidArgument) naming `option` without '=' or name,
+/// and for a decimal number outside a double's range ("1e999", "-1e999") or that underflows to 0 ("1e-400"; a
+/// subnormal such as 1e-310 is kept), naming the value (strtod's ERANGE, C11 7.22.1.3).
 std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec, const std::string& option);
 
 /// Every `spec` of a repeatable, comma-separated `option` parsed by parse_name_value, a list's pieces

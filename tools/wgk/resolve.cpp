@@ -88,6 +88,24 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
   return get_kernel(id, {.version = s.version}, device);
 }
 
+namespace {
+
+// Why names_a_path(arg) holds for an `arg` that does not exist, for the error that says so: a user who meant a
+// Hub id learns which rule made it a path (a folder of the id's org name here hides the id). `rest` follows every
+// reason but that one, which says how to reach the id instead.
+std::string path_reason(const std::string& arg, const std::string& rest) {
+  if (arg.empty()) return "it is empty" + rest;
+  if (arg[0] == '.' || arg[0] == '/' || arg[0] == '~') return std::string("it starts with '") + arg[0] + "'" + rest;
+  if (arg.back() == '/') return "it ends with '/'" + rest;
+  const auto slash = arg.find('/');
+  if (arg.find('/', slash + 1) != std::string::npos) return "it holds more than one '/'" + rest;
+  const std::string first = arg.substr(0, slash);
+  if (first == "kernels") return "it starts with kernels/, the folder of package folders" + rest;
+  return "./" + first + " exists here; for the Hub id " + arg + ", run wgk from a folder without " + first;
+}
+
+}  // namespace
+
 bool names_a_path(const std::string& arg) {
   std::error_code ec;
   if (arg.empty() || std::filesystem::exists(arg, ec)) return true;
@@ -110,15 +128,20 @@ std::filesystem::path package_folder(const std::string& arg) {
 }
 
 const std::string& package_id(const std::string& arg, const std::string& what) {
+  std::error_code ec;
   if (names_a_path(arg))
-    throw Error(ErrorKind::kInvalidArgument, what + " takes a package id <org>/<name>, not the path " + arg +
-                                                 " (a path: it exists, starts with '.', '/' or '~', holds more than one '/' or "
-                                                 "ends with one, or starts with kernels/ or a folder here)");
+    throw Error(ErrorKind::kInvalidArgument,
+                what + " takes a package id <org>/<name>, not the path " + arg + " (read as a path because " +
+                    (std::filesystem::exists(arg, ec) ? std::string("it exists here") : path_reason(arg, "")) + ")");
   return arg;
 }
 
 Kernel resolve_package(const std::string& arg, const PackageSelector& s, std::shared_ptr<Device> device) {
   if (!names_a_path(arg)) return resolve_kernel(arg, s, device);
+  std::error_code ec;
+  if (!std::filesystem::exists(arg, ec))
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (read as a path, not a Hub id, because " +
+                                          path_reason(arg, "; give a folder holding build/webgpu/, or an id <org>/<name>") + ")");
   package_folder(arg);
   if (!s.package.empty() && std::filesystem::path(s.package) != std::filesystem::path(arg))
     throw Error(ErrorKind::kInvalidArgument, "two package folders given: " + arg + " and --package " + s.package);

@@ -49,12 +49,15 @@ bool names_a_path(const std::string& arg);
 std::filesystem::path package_folder(const std::string& arg);
 
 /// `arg` as a package id, for a subcommand that takes only ids (`wgk download`). Throws wgk::Error
-/// (kInvalidArgument) when names_a_path(arg): "<what> takes a package id <org>/<name>, not the path <arg>".
+/// (kInvalidArgument) when names_a_path(arg): "<what> takes a package id <org>/<name>, not the path <arg> (read as
+/// a path because <the rule that made it one>)".
 const std::string& package_id(const std::string& arg, const std::string& what);
 
 /// The kernel a subcommand's positional PACKAGE names: a package folder (README.md + build/webgpu/) checked
 /// against any pin in `s`, or an id resolved as `s` says (resolve_kernel). Throws wgk::Error as package_folder
-/// for an argument that names_a_path.
+/// for an argument that names_a_path; for one that does not exist, kNotFound "no such package folder: <arg> (read
+/// as a path, not a Hub id, because <the rule>...)", e.g. "./webgpu-kernels exists here" for an id whose org is a
+/// folder here.
 Kernel resolve_package(const std::string& id_or_folder, const PackageSelector& s, std::shared_ptr<Device> device = nullptr);
 
 /// The kernels a subcommand runs: each of `args` (ids or folders, as resolve_package), else `s.package` when
