@@ -1,4 +1,4 @@
-# Scratch diagnostic packages (not committed): RoPE token-major without cos/sin or without the position gather;
+# Scratch diagnostic packages (the scratch packages are not committed; this script is their record; run from the repository root): RoPE token-major without cos/sin or without the position gather;
 # RMS without the reduction or without scale loads. Each measures one cost of the kernel on the H200.
 import json, os, shutil
 def copy(src, name):

@@ -1,4 +1,4 @@
-# Scratch RoPE experiment packages for the H200 (not committed): .h200x/kx/<name>/ai.onnx.RotaryEmbedding
+# Scratch RoPE experiment packages for the H200 (the scratch packages are not committed; this script is their record; run from the repository root): .h200x/kx/<name>/ai.onnx.RotaryEmbedding
 import json, os, re, shutil, sys
 src = 'kernels/ai.onnx.RotaryEmbedding'
 def make(name, G):
