@@ -2,6 +2,7 @@
 // requests with Dawn toggles (abi.h).
 #include "gpu/abi.h"
 
+#include "core/text.h"
 #include "gpu/callback.h"
 
 #include <cstdlib>
@@ -109,18 +110,14 @@ std::vector<std::string> toggle_list(const char* variable) {
     throw Error(ErrorKind::kInvalidArgument,
                 std::string(variable) + "='" + text + "': " + rule + " (a comma-separated list of Dawn toggle names)");
   };
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (std::string& name : split_commas(text)) {
     if (name.empty()) refuse("an empty name");
     for (const char c : name)
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
         refuse("'" + name + "' is not a toggle name (lower-case letters, digits and '_', as in skip_validation)");
-    names.push_back(name);
-    if (comma == std::string::npos) return names;
-    start = comma + 1;
+    names.push_back(std::move(name));
   }
+  return names;
 }
 
 }  // namespace

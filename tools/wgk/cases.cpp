@@ -1,5 +1,7 @@
 #include "cases.h"
 
+#include "core/text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -124,14 +126,12 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
   std::vector<std::string> strings;
-  std::size_t count = 0;
-  for (std::size_t start = 0; !inner.empty() && start <= inner.size(); ++count) {
-    const std::size_t comma = std::min(inner.find(',', start), inner.size());
-    if (comma == start)
-      throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": element " + std::to_string(count) + " of the list is empty");
-    const AttributeValue v = scalar_from_text(inner.substr(start, comma - start),
-                                              option + " " + spec + ": element " + std::to_string(count));
-    start = comma + 1;
+  const std::vector<std::string> elements = inner.empty() ? std::vector<std::string>{} : split_commas(inner);
+  const std::size_t count = elements.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    if (elements[k].empty())
+      throw Error(ErrorKind::kInvalidArgument, option + " " + spec + ": element " + std::to_string(k) + " of the list is empty");
+    const AttributeValue v = scalar_from_text(elements[k], option + " " + spec + ": element " + std::to_string(k));
     if (const auto* i = std::get_if<std::int64_t>(&v)) {
       ints.push_back(*i);
       floats.push_back(static_cast<double>(*i));
@@ -222,12 +222,9 @@ std::optional<reference::Results> reference_outputs(const contract::Contract& co
 
 std::vector<std::string> name_list(const std::vector<std::string>& values, const std::string& option) {
   std::vector<std::string> out;
+  const auto space = [](unsigned char ch) { return std::isspace(ch) != 0; };
   for (const std::string& value : values) {
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t comma = value.find(',', start);
-      std::string name = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      const auto space = [](unsigned char ch) { return std::isspace(ch) != 0; };
+    for (std::string& name : split_commas(value)) {
       name.erase(name.begin(), std::find_if_not(name.begin(), name.end(), space));
       name.erase(std::find_if_not(name.rbegin(), name.rend(), space).base(), name.end());
       if (name.empty())
@@ -237,8 +234,6 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
                                                                               : "a comma with no name before or after it") +
                         "); give names, comma-separated or repeated: " + option + " a,b or " + option + " a " + option + " b");
       out.push_back(std::move(name));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
     }
   }
   return out;
