@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "store/store.h"
 #include "wgk/error.h"
@@ -90,32 +91,38 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
 
 namespace {
 
-// Why names_a_path(arg) holds for an `arg` that does not exist, for the error that says so: a user who meant a
-// Hub id learns which rule made it a path (a folder of the id's org name here hides the id). `rest` follows every
-// reason but that one, which says how to reach the id instead.
-std::string path_reason(const std::string& arg, const std::string& rest) {
-  if (arg.empty()) return "it is empty" + rest;
-  if (arg[0] == '.' || arg[0] == '/' || arg[0] == '~') return std::string("it starts with '") + arg[0] + "'" + rest;
-  if (arg.back() == '/') return "it ends with '/'" + rest;
+// The rule by which `arg` names a path (names_a_path), or none for a Hub id. `org` is set when the rule is a
+// folder of the id's org name here, which hides the id: the error then says how to reach the id instead.
+struct PathRule {
+  std::string why;
+  std::string org;
+};
+
+std::optional<PathRule> path_rule(const std::string& arg) {
+  std::error_code ec;
+  if (arg.empty()) return PathRule{"it is empty", ""};
+  if (std::filesystem::exists(arg, ec)) return PathRule{"it exists here", ""};
+  if (arg[0] == '.' || arg[0] == '/' || arg[0] == '~') return PathRule{std::string("it starts with '") + arg[0] + "'", ""};
+  if (arg.back() == '/') return PathRule{"it ends with '/'", ""};
   const auto slash = arg.find('/');
-  if (arg.find('/', slash + 1) != std::string::npos) return "it holds more than one '/'" + rest;
+  if (slash == std::string::npos) return std::nullopt;  // no '/': a malformed id, as the store says
+  if (arg.find('/', slash + 1) != std::string::npos) return PathRule{"it holds more than one '/'", ""};
   const std::string first = arg.substr(0, slash);
-  if (first == "kernels") return "it starts with kernels/, the folder of package folders" + rest;
-  return "./" + first + " exists here; for the Hub id " + arg + ", run wgk from a folder without " + first;
+  if (first == "kernels") return PathRule{"it starts with kernels/, the folder of package folders", ""};
+  if (std::filesystem::is_directory(first, ec)) return PathRule{"./" + first + " exists here", first};
+  return std::nullopt;
+}
+
+// Why `arg` (which names_a_path) was read as a path, then `rest`, or how to reach the id a folder hides.
+std::string path_reason(const std::string& arg, const std::string& rest) {
+  const PathRule rule = path_rule(arg).value_or(PathRule{"it names a path", ""});
+  if (rule.org.empty()) return rule.why + rest;
+  return rule.why + "; for the Hub id " + arg + ", run wgk from a folder without " + rule.org;
 }
 
 }  // namespace
 
-bool names_a_path(const std::string& arg) {
-  std::error_code ec;
-  if (arg.empty() || std::filesystem::exists(arg, ec)) return true;
-  if (arg[0] == '.' || arg[0] == '/' || arg[0] == '~' || arg.back() == '/') return true;
-  const auto slash = arg.find('/');
-  if (slash == std::string::npos) return false;  // no '/': a malformed id, as the store says
-  if (arg.find('/', slash + 1) != std::string::npos) return true;
-  const std::string first = arg.substr(0, slash);
-  return first == "kernels" || std::filesystem::is_directory(first, ec);
-}
+bool names_a_path(const std::string& arg) { return path_rule(arg).has_value(); }
 
 std::filesystem::path package_folder(const std::string& arg) {
   std::error_code ec;
@@ -128,11 +135,9 @@ std::filesystem::path package_folder(const std::string& arg) {
 }
 
 const std::string& package_id(const std::string& arg, const std::string& what) {
-  std::error_code ec;
   if (names_a_path(arg))
-    throw Error(ErrorKind::kInvalidArgument,
-                what + " takes a package id <org>/<name>, not the path " + arg + " (read as a path because " +
-                    (std::filesystem::exists(arg, ec) ? std::string("it exists here") : path_reason(arg, "")) + ")");
+    throw Error(ErrorKind::kInvalidArgument, what + " takes a package id <org>/<name>, not the path " + arg +
+                                                 " (read as a path because " + path_reason(arg, "") + ")");
   return arg;
 }
 
