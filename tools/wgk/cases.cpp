@@ -1,12 +1,11 @@
 #include "cases.h"
 
 #include "core/text.h"
+#include "option_values.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -83,32 +82,17 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
 
 namespace {
 
-// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text. A decimal
-// number past a double's range is refused, naming `where` (before, std::stod's out_of_range left it text).
+// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text
+// (option_values.h: "0x10", "inf" and "nan" stay text). A decimal number past a double's range is refused, naming `where`.
 AttributeValue scalar_from_text(const std::string& text, const std::string& where) {
-  // Decimal numbers only: strtod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
-  const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
-  if (!decimal) return text;
-  std::size_t used = 0;
-  try {
-    const std::int64_t i = std::stoll(text, &used);
-    if (used == text.size()) return i;
-  } catch (const std::exception&) {
+  if (is_decimal_integer(text)) {
+    std::int64_t i = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, ec] = std::from_chars(text.data() + (text.front() == '+' ? 1 : 0), end, i);
+    if (ec == std::errc{} && stop == end) return i;  // past int64: a number below
   }
-  char* end = nullptr;
-  errno = 0;
-  const double d = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) return text;
-  // ERANGE (C11 7.22.1.3): an overflow returns +-HUGE_VAL; an underflow a value of at most the smallest
-  // normal's magnitude, kept when it is a nonzero subnormal, refused when the text's nonzero value became 0.
-  if (errno == ERANGE && std::isinf(d))
-    throw Error(ErrorKind::kInvalidArgument, where + ": " + text +
-                                                 " is outside the range of a double (its largest finite magnitude is 1.7976931348623157e308)");
-  if (errno == ERANGE && d == 0.0)
-    throw Error(ErrorKind::kInvalidArgument, where + ": " + text +
-                                                 " underflows a double: nonzero, but under the smallest positive double "
-                                                 "(4.9406564584124654e-324), so it would be read as 0");
-  return d;
+  if (!is_decimal_number(text)) return text;
+  return decimal_number(text, where);
 }
 
 }  // namespace

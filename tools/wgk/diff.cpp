@@ -21,6 +21,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "progress.h"
 #include "resolve.h"
 #include "io/npy.h"
@@ -169,9 +170,10 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   sub.add_option("--op", o->op, "a domain (ai.onnx, com.microsoft), a DOMAIN.OP (ai.onnx.RotaryEmbedding) or all (default)");
   sub.add_option("--dtype", o->dtype, "float32, float16 or all (default all: half each)")
       ->check(CLI::IsMember({"float32", "float16", "all"}));
-  sub.add_option("--count", o->count, "random cases per op (default 200)")->check(CLI::Range(1, 1000000));
-  sub.add_option_function<std::uint64_t>("--seed", [o](std::uint64_t s) { o->seed = s, o->seed_given = true; },
-                                         "seed of the case generator (default: from the clock; printed)");
+  integer_in(sub.add_option("--count", o->count, "random cases per op (default 200)"), 1, 1000000);
+  integer_in(sub.add_option_function<std::uint64_t>("--seed", [o](std::uint64_t s) { o->seed = s, o->seed_given = true; },
+                                                    "seed of the case generator (default: from the clock; printed)"),
+             std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max());
   sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy)");
   sub.add_flag("--save-all", o->save_all, "with --save: write every case, passing or not");
   sub.add_option("--oracle", o->oracle, "the ORT runner script (default tests/oracles/ort_run.mjs, from the repo root)");

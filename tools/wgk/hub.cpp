@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "option_values.h"
 #include "resolve.h"
 #include "store/digest.h"
 #include "store/hub_cache.h"
@@ -35,7 +36,8 @@ WGK_COMMAND("download", "Fetch a package from the Hub (HF_ENDPOINT) into the Hub
   };
   auto o = std::make_shared<Options>();
   sub.add_option("id", o->id, "package id, e.g. webgpu-kernels/ai.onnx.RotaryEmbedding")->required();
-  auto* version = sub.add_option("--version", o->version, "the Hub branch vN (default 1)");
+  auto* version = integer_in(sub.add_option("--version", o->version, "the Hub branch vN (default 1)"), 0,
+                             std::numeric_limits<int>::max());
   sub.add_option("--revision", o->revision, "a Hub commit (40 hex digits)")->excludes(version);
   sub.add_option("--cache", o->cache, "cache root (default: KERNELS_CACHE, HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub)");
   sub.add_flag("--trust", o->trust, "fetch even when the publisher is not in WGK_HUB_TRUSTED_PUBLISHERS (default webgpu-kernels)");

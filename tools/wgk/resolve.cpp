@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 
+#include "option_values.h"
 #include "store/store.h"
 #include "wgk/error.h"
 #include "wgk/introspect.h"
@@ -13,7 +14,8 @@
 namespace wgk::cli {
 
 void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
-  s.version_option = sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)");
+  s.version_option = integer_in(sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)"), 0,
+                                std::numeric_limits<int>::max());
   sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version");
   sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)");
   if (with_package)
@@ -23,9 +25,9 @@ void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
 }
 
 void add_device_options(CLI::App& sub, double& gpu_timeout_s) {
-  sub.add_option("--gpu-timeout-s", gpu_timeout_s,
-                 "seconds one wait for the GPU (a read, a flush, timestamps) may take before it fails (default 10)")
-      ->check(CLI::Range(1e-9, 1e9));
+  number_in(sub.add_option("--gpu-timeout-s", gpu_timeout_s,
+                           "seconds one wait for the GPU (a read, a flush, timestamps) may take before it fails (default 10)"),
+            1e-9, 1e9);
 }
 
 std::shared_ptr<Device> cli_device(double gpu_timeout_s) {

@@ -9,6 +9,7 @@
 #include "bench_baselines.h"
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "contract/contract.h"
 #include "plan/plan.h"
 #include "resolve.h"
@@ -48,20 +49,14 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                  "ignored, an empty name refused; default: the required outputs; an optional output, e.g. invStdVar, "
                  "only when named)");
   sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
-  sub.add_option("--repeat", o->repeat,
-                 "timed calls after the first, each waited for, so --gpu-timeout-s bounds one call (default 10; 0: none)")->check(CLI::Range(0, 1000000));
-  sub.add_option("--tolerance", o->tolerance,
-                 "largest absolute error against the CPU reference that passes (default: 1e-5 + 1e-6 |y| for "
-                 "float32, 2e-3 + 2^-10 |y| for float16: a few f32 roundings, or one f16 rounding plus that); exit 1 "
-                 "past it")
-      ->check([](const std::string& v) {
-        double d = -1;
-        try {
-          d = std::stod(v);
-        } catch (const std::exception&) {
-        }
-        return d >= 0 ? std::string() : "--tolerance must be a number >= 0, got " + v;
-      });
+  integer_in(sub.add_option("--repeat", o->repeat,
+                            "timed calls after the first, each waited for, so --gpu-timeout-s bounds one call (default 10; 0: none)"),
+             0, 1000000);
+  number_in(sub.add_option("--tolerance", o->tolerance,
+                           "largest absolute error against the CPU reference that passes (default: 1e-5 + 1e-6 |y| for "
+                           "float32, 2e-3 + 2^-10 |y| for float16: a few f32 roundings, or one f16 rounding plus that); exit "
+                           "1 past it"),
+            0);
   return [o]() -> int {
     if (o->package_arg.empty() && o->package.package.empty())
       throw Error(ErrorKind::kInvalidArgument, "wgk run: name the package: an id, a folder, or --package DIR");
