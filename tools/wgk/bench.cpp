@@ -195,9 +195,9 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   add_package_options(sub, o->pin);
   add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
-  sub.add_option("--json", o->json, "write the results as JSON");
-  sub.add_option("--csv", o->csv, "write the results as CSV");
-  sub.add_option("--plot", o->plot, "write an SVG plot of GB/s against bytes moved (needs gnuplot)");
+  non_empty(sub.add_option("--json", o->json, "write the results as JSON"));
+  non_empty(sub.add_option("--csv", o->csv, "write the results as CSV"));
+  non_empty(sub.add_option("--plot", o->plot, "write an SVG plot of GB/s against bytes moved (needs gnuplot)"));
   integer_in(sub.add_option("--warmup", o->warmup, "untimed repetitions before timing"), 0, 100000);
   integer_in(sub.add_option("--iterations", o->iterations, "timed repetitions per round"), 1, 1000000);
   integer_in(sub.add_option("--rounds", o->rounds,

@@ -78,4 +78,23 @@ CLI::Option* number_in(CLI::Option* option, double min, double max) {
   return option;
 }
 
+CLI::Option* non_empty(CLI::Option* option) {
+  option->check(CLI::Validator(
+      [](std::string& text) -> std::string { return text.empty() ? "the value is empty (give one, or leave the option out)" : ""; },
+      ""));
+  return option;
+}
+
+std::filesystem::path output_folder(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string rule = " (" + option + " names a folder to write into, created when missing)";
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::exists(status) && !fs::is_directory(status))
+    throw Error(ErrorKind::kIo, option + " " + path + ": " + (fs::is_regular_file(status) ? "a file, not a folder" : "not a folder") + rule);
+  fs::create_directories(path, ec);
+  if (ec) throw Error(ErrorKind::kIo, option + " " + path + ": cannot create the folder: " + ec.message() + rule);
+  return path;
+}
+
 }  // namespace wgk::cli

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -57,5 +58,14 @@ CLI::Option* integer_in(CLI::Option* option, T min, T max) {
 /// max]" in the help and in the error ("--gpu-timeout-s: nan is not FLOAT in [1e-9, 1e9]: not a decimal number
 /// ..."); with max infinite the rule is "FLOAT >= min" and the value must still be finite.
 CLI::Option* number_in(CLI::Option* option, double min, double max = std::numeric_limits<double>::infinity());
+
+/// Makes `option` refuse an empty value, for an option whose empty default means "not given", so that '' is never
+/// silently the default: "--plans: the value is empty (give one, or leave the option out)" (CLI11 names the option).
+CLI::Option* non_empty(CLI::Option* option);
+
+/// `path`, given to `option`, as a folder to write into: created with its parents when missing. Throws wgk::Error
+/// (kIo) naming the option, the path and the rule when it exists and is not a folder ("--plans f.txt: a file, not a
+/// folder (--plans names a folder to write into, created when missing)") or cannot be created (the system's reason).
+std::filesystem::path output_folder(const std::string& option, const std::string& path);
 
 }  // namespace wgk::cli

@@ -16,12 +16,12 @@ namespace wgk::cli {
 void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
   s.version_option = integer_in(sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)"), 0,
                                 std::numeric_limits<int>::max());
-  sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version");
-  sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)");
+  non_empty(sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version"));
+  non_empty(sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)"));
   if (with_package)
-    sub.add_option("--package", s.package,
-                   "load this package folder: refused unless it holds this id, the version of a --version given (its "
-                   "declared version) and the bytes of a --revision or --content given");
+    non_empty(sub.add_option("--package", s.package,
+                             "load this package folder: refused unless it holds this id, the version of a --version given "
+                             "(its declared version) and the bytes of a --revision or --content given"));
 }
 
 void add_device_options(CLI::App& sub, double& gpu_timeout_s) {

@@ -48,7 +48,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                  "an output to produce, by its name or ONNX name (repeatable or comma-separated, spaces around a name "
                  "ignored, an empty name refused; default: the required outputs; an optional output, e.g. invStdVar, "
                  "only when named)");
-  sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
+  non_empty(sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy (created when missing)"));
   integer_in(sub.add_option("--repeat", o->repeat,
                             "timed calls after the first, each waited for, so --gpu-timeout-s bounds one call (default 10; 0: none)"),
              0, 1000000);
@@ -83,12 +83,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     const Attributes attrs = parse_name_values(o->attrs, "--attr");
     const Attributes tunables = parse_name_values(o->tunables, "--tunable");
     const std::vector<std::string> output_list = name_list(o->outputs, "--output");
-    if (!o->out.empty()) {  // before any GPU work: a bad --out fails first
-      std::error_code ec;
-      std::filesystem::create_directories(o->out, ec);
-      if (ec || !std::filesystem::is_directory(o->out))
-        throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
-    }
+    if (!o->out.empty()) output_folder("--out", o->out);  // before any GPU work: a bad --out fails first
     Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
                                     cli_device(o->gpu_timeout_s));
     print_kernel(kernel);

@@ -8,6 +8,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "resolve.h"
 #include "store/store.h"
 #include "wgk/error.h"
@@ -65,7 +66,7 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
   sub.add_option("package", o->ids, "package ids or folders (default: every bundled package)");
   add_package_options(sub, o->pin);
   add_device_options(sub, o->gpu_timeout_s);
-  sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively");
+  non_empty(sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively"));
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (repeatable or comma-separated)")
       ->delimiter(',');
