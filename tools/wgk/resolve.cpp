@@ -136,6 +136,18 @@ std::filesystem::path package_folder(const std::string& arg) {
   return arg;
 }
 
+std::filesystem::path package_folder_to_write(const std::string& arg, const std::string& what) {
+  if (!names_a_path(arg))
+    throw Error(ErrorKind::kInvalidArgument, what + " takes a package folder, not the id " + arg +
+                                                 ": it writes into the folder (give its path, e.g. kernels/<package>)");
+  std::error_code ec;
+  if (!std::filesystem::exists(arg, ec))
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (read as a path because " + path_reason(arg, "") + ")");
+  package_folder(arg);
+  store::check_package_folder(arg);
+  return arg;
+}
+
 const std::string& package_id(const std::string& arg, const std::string& what) {
   if (names_a_path(arg))
     throw Error(ErrorKind::kInvalidArgument, what + " takes a package id <org>/<name>, not the path " + arg +
