@@ -60,6 +60,16 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
   return [o]() -> int {
     if (o->package_arg.empty() && o->package.package.empty())
       throw Error(ErrorKind::kInvalidArgument, "wgk run: name the package: an id, a folder, or --package DIR");
+    const Attributes attrs = parse_name_values(o->attrs, "--attr");
+    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
+    const std::vector<std::string> output_list = name_list(o->outputs, "--output");
+    if (!o->out.empty()) output_folder("--out", o->out);  // before any GPU work: a bad --out fails first
+    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
+                                    cli_device(o->gpu_timeout_s));
+    print_kernel(kernel);
+    std::cout << "adapter: " << kernel.device()->description() << "\n";
+    const auto& contract = *introspect::contract(kernel);
+    // The files' dtypes by the contract's type constraints (a uint32 or int32 .npy for an int64 input is refused).
     Tensors host;
     std::map<std::string, std::string> sources;  // input name -> the --input that gave it
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
@@ -77,20 +87,11 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       } else {
         if (eq == 0) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the input name before '=' is empty");
         if (eq + 1 == spec.size()) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the file after '=' is empty");
-        add(spec.substr(0, eq), io::read_npy(spec.substr(eq + 1)), spec);
+        const std::string name = spec.substr(0, eq);
+        add(name, read_input_npy(contract, name, spec.substr(eq + 1), "--input " + spec), spec);
       }
     }
-    const Attributes attrs = parse_name_values(o->attrs, "--attr");
-    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
-    const std::vector<std::string> output_list = name_list(o->outputs, "--output");
-    if (!o->out.empty()) output_folder("--out", o->out);  // before any GPU work: a bad --out fails first
-    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
-                                    cli_device(o->gpu_timeout_s));
-    print_kernel(kernel);
-    std::cout << "adapter: " << kernel.device()->description() << "\n";
-    const auto& contract = *introspect::contract(kernel);
-    // The files' dtypes by the contract's type constraints (a uint32 .npy for an int64 input is refused).
-    check_file_dtypes(contract, host, [&](const std::string& name) { return sources.at(name); });
+    check_file_dtypes(contract, host, [&](const std::string& name) { return sources.at(name); });  // .safetensors
     // ONNX names (X, position_ids) are the contract's argument names from here on (the reference takes those).
     host = by_contract_names(contract, std::move(host));
     const OutputNames asked = output_names(contract, output_list, "--output");

@@ -87,20 +87,22 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
       for (const auto& folder : folders) {
         Case c;
         CaseResult r;
-        try {
-          c = case_from_folder(folder);
-          if (!o->filter.empty() && c.name.find(o->filter) == std::string::npos) continue;
-          for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
-          auto it = kernels.find(c.kernel);
+        auto kernel_of = [&](const std::string& id) -> const Kernel& {
+          auto it = kernels.find(id);
           if (it == kernels.end()) {
-            it = kernels.emplace(c.kernel, resolve_kernel(c.kernel, o->pin, device)).first;
+            it = kernels.emplace(id, resolve_kernel(id, o->pin, device)).first;
             print_kernel(it->second);
           }
+          return it->second;
+        };
+        if (!o->filter.empty() && folder.filename().string().find(o->filter) == std::string::npos) continue;  // its name
+        try {
           // The .npy files' dtypes by the contract's type constraints, as `wgk run --input` checks them.
-          check_file_dtypes(*introspect::contract(it->second), c.inputs, [&](const std::string& name) {
-            return (folder / "case.json").string() + " inputs." + name;
+          c = case_from_folder(folder, [&](const std::string& id) -> const contract::Contract& {
+            return *introspect::contract(kernel_of(id));
           });
-          r = run_case(it->second, c);
+          for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
+          r = run_case(kernel_of(c.kernel), c);
         } catch (const Error& e) {
           c.name = folder.filename().string();
           r.message = std::string("error: ") + e.what();
