@@ -84,17 +84,17 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
         if (e.is_regular_file() && e.path().filename() == "case.json") folders.push_back(e.path().parent_path());
       std::sort(folders.begin(), folders.end());
       std::map<std::string, Kernel> kernels;
+      auto kernel_of = [&](const std::string& id) -> const Kernel& {
+        auto it = kernels.find(id);
+        if (it == kernels.end()) {
+          it = kernels.emplace(id, resolve_kernel(id, o->pin, device)).first;
+          print_kernel(it->second);
+        }
+        return it->second;
+      };
       for (const auto& folder : folders) {
         Case c;
         CaseResult r;
-        auto kernel_of = [&](const std::string& id) -> const Kernel& {
-          auto it = kernels.find(id);
-          if (it == kernels.end()) {
-            it = kernels.emplace(id, resolve_kernel(id, o->pin, device)).first;
-            print_kernel(it->second);
-          }
-          return it->second;
-        };
         if (!o->filter.empty() && folder.filename().string().find(o->filter) == std::string::npos) continue;  // its name
         try {
           // The .npy files' dtypes by the contract's type constraints, as `wgk run --input` checks them.
