@@ -398,10 +398,8 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   try {
     const auto& gpu = wgk::introspect::state(*wgk::Device::default_device()).gpu;
-    std::string toggles;
-    for (const auto& name : gpu.enabled_toggles()) toggles += (toggles.empty() ? "" : ",") + name;
     benchmark::AddCustomContext("adapter", gpu.adapter_info().device);
-    benchmark::AddCustomContext("dawn_toggles", toggles);
+    benchmark::AddCustomContext("dawn_toggles", gpu.enabled_toggle_list());
     benchmark::RunSpecifiedBenchmarks();
   } catch (const std::exception& e) {  // wgk::Error, a std::runtime_error
     std::fprintf(stderr, "bench_host: %s\n", e.what());

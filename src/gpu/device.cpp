@@ -152,6 +152,11 @@ const Features& Device::features() const { return state_->features; }
 const Limits& Device::limits() const { return state_->limits; }
 const std::string& Device::toggles_error() const { return state_->toggles_error; }
 std::vector<std::string> Device::enabled_toggles() const { return abi::enabled_toggles(state_->device.get()); }
+std::string Device::enabled_toggle_list() const {
+  std::string list;
+  for (const auto& name : enabled_toggles()) list += (list.empty() ? "" : ",") + name;
+  return list;
+}
 std::optional<uint64_t> Device::limit(std::string_view name) const {
   for (const auto& [key, value] : state_->limits)
     if (key == name) return value;

@@ -96,7 +96,10 @@ struct AdapterReport {
 
 /// Adapters Dawn offers for `backend` (kDefault: Vulkan and OpenGL ES). Dawn's C API has no enumeration:
 /// this requests one adapter per (backend, power preference) and drops duplicates, so the list is short
-/// and its order is stable. Never throws for a backend without adapters (the list is just shorter).
+/// and its order is stable. Never throws for a backend without adapters (the list is just shorter). Its own
+/// instance is released on return: with no other instance alive, the drivers may then be unloaded while their
+/// worker threads still run (a SIGSEGV seen on lavapipe under load), so a process that also makes a device
+/// makes it first (`wgk devices`).
 std::vector<AdapterReport> list_adapters(Backend backend = Backend::kDefault);
 
 /// One compute pass: set `pipeline` and `bind_group` (group 0), dispatch x*y*z workgroups.
@@ -156,6 +159,8 @@ class Device {
   /// The Dawn toggles enabled on this device, as Dawn reports them (dawn::native::GetTogglesUsed; abi.h),
   /// e.g. "skip_validation" when WGK_DAWN_ENABLE_TOGGLES asked for it (docs/platform.md).
   std::vector<std::string> enabled_toggles() const;
+  /// enabled_toggles() as one comma-separated line, as bench_host's header and `wgk devices` print it.
+  std::string enabled_toggle_list() const;
 
   /// A buffer of `size` bytes (> 0, <= maxBufferSize), zero-filled. kGpu on Dawn failure (e.g. OOM).
   Buffer create_buffer(uint64_t size, BufferUsage usage, std::string_view label = {});

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <fstream>
 #include <optional>
 #include <string>
 
@@ -174,7 +175,15 @@ std::string_view npy_descr(DType dtype) {
   return "?";
 }
 
-HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source) {
+namespace {
+
+// The preamble and header of a .npy: the header dict and where the data starts.
+struct Preamble {
+  HeaderParser::Header header;
+  std::size_t data_offset = 0;
+};
+
+Preamble read_preamble(std::span<const std::byte> bytes, std::string_view source) {
   if (bytes.size() < kMagicSize + 2)
     fail(source, "not a .npy file: " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte preamble");
   for (std::size_t i = 0; i < kMagicSize; ++i)
@@ -196,20 +205,50 @@ HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source)
   const std::string_view text(reinterpret_cast<const char*>(bytes.data() + prefix), header_len);
   for (char c : text)
     if (static_cast<unsigned char>(c) >= 0x80) fail(source, "malformed .npy header: non-ASCII byte");
-  const HeaderParser::Header header = HeaderParser(text, source).parse();
+  return {HeaderParser(text, source).parse(), prefix + header_len};
+}
 
+// numpy's name of a simple descr, byte order aside: '<i4' int32, '|b1' bool, '>f8' float64; else the descr.
+std::string dtype_name_of_descr(const std::string& d) {
+  if (d.size() < 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=')) return d;
+  const std::string bytes = d.substr(2);
+  if (bytes.size() > 2 || bytes.find_first_not_of("0123456789") != std::string::npos) return d;
+  const std::string bits = std::to_string(std::stoi(bytes) * 8);
+  switch (d[1]) {
+    case 'f': return "float" + bits;
+    case 'i': return "int" + bits;
+    case 'u': return "uint" + bits;
+    case 'c': return "complex" + bits;
+    case 'b': return bytes == "1" ? "bool" : d;
+    default: return d;
+  }
+}
+
+}  // namespace
+
+std::string read_npy_dtype_name(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path.string(), "cannot open the file");
+  std::vector<std::byte> head(kMagicSize + 2 + 4 + kMaxHeaderBytes);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return dtype_name_of_descr(read_preamble(head, path.string()).header.descr);
+}
+
+HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source) {
+  const auto [header, data_offset] = read_preamble(bytes, source);
   const std::optional<DType> dtype = dtype_from_descr(header.descr);
   if (!dtype) {
-    std::string why = "unsupported .npy dtype '" + header.descr + "'";
     const std::string& d = header.descr;
+    const std::string name = dtype_name_of_descr(d);
+    std::string why = "unsupported .npy dtype '" + d + "'" + (name != d ? " (" + name + ")" : "");
     const bool big = !d.empty() && d[0] == '>';
     if (big) why += " (big-endian is not supported)";
     why += "; supported: '<f4' float32, '<f2' float16, '<i8' int64, '<u4' uint32, no conversion";
-    // What the writer can do (numpy): the nearest supported type, little-endian.
-    const char kind = d.size() >= 2 ? d[1] : '?';
+    // The byte order is the file's fault whatever it holds; which dtype to save instead is the input's type
+    // constraint's to say (wgk contract PACKAGE lists them), not the reader's.
     if (big) why += "; save x.astype(x.dtype.newbyteorder('<')) instead";
-    else if (kind == 'f') why += "; save x.astype(np.float32) (or np.float16) instead";
-    else if (kind == 'i' || kind == 'u' || kind == 'b') why += "; save x.astype(np.int64) instead";
+    else why += "; an input's allowed dtypes are its type constraint's (wgk contract PACKAGE)";
     fail(source, why);
   }
   if (header.fortran_order)
@@ -222,7 +261,7 @@ HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source)
   } catch (const Error& e) {
     fail(source, std::string(".npy shape: ") + e.what());
   }
-  const std::size_t available = bytes.size() - prefix - header_len;
+  const std::size_t available = bytes.size() - data_offset;
   const std::size_t element = dtype_size(*dtype);
   // count <= 2^62 (numel's bound) but count * element may not fit 64 bits: compare by division first.
   const auto ucount = static_cast<std::uint64_t>(count);
@@ -235,7 +274,7 @@ HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source)
                      " data bytes, found " + std::to_string(available));
   }
   HostTensor t{*dtype, header.shape, {}};
-  t.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(prefix + header_len), bytes.end());
+  t.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data_offset), bytes.end());
   return t;
 }
 

@@ -24,6 +24,12 @@ HostTensor read_npy(const std::filesystem::path& path);
 /// Same as read_npy on bytes already in memory; `source` names them in error messages.
 HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source);
 
+/// The dtype of the .npy file at `path` as numpy names it, byte order aside ("float32", "int64", "int32",
+/// "float64", "bool"; the descr itself for another kind), from its preamble and header alone: for a caller that
+/// refuses a file by the rules of its use (an input's type constraint) before it is read. Throws wgk::Error
+/// (kIo) as read_npy for a file that cannot be opened or a malformed preamble or header.
+std::string read_npy_dtype_name(const std::filesystem::path& path);
+
 /// Writes `tensor` as a version 1.0 .npy file (header padded so data starts at a multiple of 64 bytes,
 /// as numpy does). Throws wgk::Error (kInvalidArgument) when tensor.data is not numel * element size
 /// bytes, (kIo) when the file cannot be written.

@@ -455,8 +455,9 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
   std::vector<std::byte> words(static_cast<std::size_t>(n) * 4);
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t v = element_as_int(host, i);
-    // A value below the range's minimum is reported as such (a negative position is below 0, not a narrowing fault).
-    if (range && v < range->min) check_range_element(input, host.shape, i, v, *range);
+    // The contract's rule first: a value outside the range (a negative position, or one of 2^40 past the cache
+    // rows) is reported by the manifest's valueRange, the narrowing rule only for an input without one.
+    if (range) check_range_element(input, host.shape, i, v, *range);
     if (v < 0)
       throw Error(ErrorKind::kInvalidArgument, "input " + element_text(input, host.shape, i, v) +
                                                    " is below 0: the values must be >= 0 (stored as uint32 on the device)");
@@ -464,7 +465,6 @@ std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& h
       throw Error(ErrorKind::kInvalidArgument,
                   "input " + element_text(input, host.shape, i, v) +
                       ": checked int64 -> uint32 narrowing needs 0 <= value < 2^32 (WebGPU storage is uint32)");
-    if (range) check_range_element(input, host.shape, i, v, *range);
     const auto word = static_cast<std::uint32_t>(v);
     std::memcpy(words.data() + i * 4, &word, 4);
   }

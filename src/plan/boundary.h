@@ -101,9 +101,10 @@ expr::Value attribute_value(const AttributeValue& value);
 /// naming the input, the shape and both byte counts.
 void check_data_size(std::string_view input, const HostTensor& host);
 
-/// The uint32 words of an int64 (or uint32) tensor. Every element must satisfy 0 <= v < 2^32
-/// (checked narrowing), then lie in `range` when given. Errors (kInvalidArgument) name the input,
-/// the flat index, the value and the rule (with the bound's expression for a range).
+/// The uint32 words of an int64 (or uint32) tensor. Every element must lie in `range` when given (the
+/// manifest's valueRange, checked first, so its rule is the one reported), and satisfy 0 <= v < 2^32 (checked
+/// narrowing). Errors (kInvalidArgument) name the input, the flat index, the value and the rule (with the
+/// bound's expression for a range).
 std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& host, const ValueRange* range);
 
 /// Checks an already-uint32 or int64 tensor against `range` without narrowing; the error names the

@@ -118,14 +118,17 @@ std::shared_ptr<const Package> verify_package(std::map<std::string, std::string,
   return package;
 }
 
-std::shared_ptr<const Package> load_package_directory(const std::filesystem::path& folder) {
-  // What marks a package, checked before its files are walked: a folder that is none (.., /etc) is named as
-  // such, not by one of its files' size or links.
+void check_package_folder(const std::filesystem::path& folder) {
   std::error_code ec;
   if (fs::is_directory(folder, ec) && !fs::is_regular_file(folder / kMetadata, ec))
     throw Error(ErrorKind::kNotFound, folder.string() + ": no " + std::string(kMetadata) +
                                           ", so not a package folder (one holds README.md and build/webgpu/ with "
                                           "metadata.json, manifest.json and the shaders)");
+}
+
+std::shared_ptr<const Package> load_package_directory(const std::filesystem::path& folder) {
+  // Checked before the files are walked: a folder that is no package is not named by one of its files' size or links.
+  check_package_folder(folder);
   return verify_package(read_tree(folder), folder.string());
 }
 

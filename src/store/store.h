@@ -61,10 +61,14 @@ struct Package {
 std::shared_ptr<const Package> verify_package(std::map<std::string, std::string, std::less<>> files,
                                               std::string origin, std::string_view expected_id = {});
 
+/// The mark of a package folder, checked before any of its files is read, so that a folder that is none (.., /etc)
+/// is named as such: build/webgpu/metadata.json is a file in it. Throws wgk::Error (kNotFound "<folder>: no
+/// build/webgpu/metadata.json, so not a package folder (...)") when `folder` is a folder without it.
+void check_package_folder(const std::filesystem::path& folder);
+
 /// Reads a package folder from disk (README.md and build/webgpu/ beside it) and verifies it.
 /// Paths must stay inside the folder (no symlinks out, no ".."); files over 16 MiB are refused. A folder
-/// without build/webgpu/metadata.json is refused first (kNotFound "<folder>: no build/webgpu/metadata.json"),
-/// before any of its files is read.
+/// that is not a package (check_package_folder) is refused first, before any of its files is read.
 std::shared_ptr<const Package> load_package_directory(const std::filesystem::path& folder);
 
 /// Where the store looks and whether it may use the network.

@@ -312,12 +312,16 @@ TEST(BadInputPositions, Negative) {
 }
 
 TEST(BadInputPositions, AtLeastTwoToThe32) {
-  // 2^32 = 4294967296 does not fit the uint32 storage (checked narrowing).
+  // 2^32 = 4294967296 and 2^40 = 1099511627776 do not fit the uint32 storage either, but the contract's rule is
+  // reported: the manifest's valueRange [0, dim(cos, 0) - 1] = [0, 3] for caches of 4 rows (before: the narrowing
+  // rule "0 <= value < 2^32", which names no cache).
   for (auto make : {onnx_rank4, ms_table}) {
-    Call c = make();
-    c.pos = i64({1, 3}, {0, 1, std::int64_t{1} << 32});
-    const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
-    expect_error([&] { run(k, c); }, {"positionIds[2]", "4294967296", "2^32"});
+    for (const auto& [value, text] : {std::pair{std::int64_t{1} << 32, "4294967296"}, std::pair{std::int64_t{1} << 40, "1099511627776"}}) {
+      Call c = make();
+      c.pos = i64({1, 3}, {0, 1, value});
+      const Kernel& k = make == onnx_rank4 ? onnx_kernel() : ms_kernel();
+      expect_error([&] { run(k, c); }, {"positionIds[2]", text, "is out of range: above 3", "must lie in [0, 3]", "valueRange"});
+    }
   }
 }
 

@@ -20,6 +20,7 @@
 #include "cases.h"
 #include "reference/op.h"
 #include "command.h"
+#include "option_values.h"
 #include "progress.h"
 #include "resolve.h"
 #include "store/store.h"
@@ -194,23 +195,25 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   add_package_options(sub, o->pin);
   add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
-  sub.add_option("--json", o->json, "write the results as JSON");
-  sub.add_option("--csv", o->csv, "write the results as CSV");
-  sub.add_option("--plot", o->plot, "write an SVG plot of GB/s against bytes moved (needs gnuplot)");
-  sub.add_option("--warmup", o->warmup, "untimed repetitions before timing")->check(CLI::Range(0, 100000));
-  sub.add_option("--iterations", o->iterations, "timed repetitions per round")->check(CLI::Range(1, 1000000));
-  sub.add_option("--rounds", o->rounds, "rounds per case, each timing the case and a same-size copy; the fastest is reported (default 3)")
-      ->check(CLI::Range(1, 100));
-  sub.add_option("--spin-up-ms", o->spin_up_ms, "milliseconds of copies before each case, to time at sustained-load clocks (default 1000)")
-      ->check(CLI::Range(0, 60000));
-  sub.add_option("--batch", o->batch,
-                 "N: decode cases also time N calls back to back, in one submit (wgk::Batch) and in N submits "
-                 "(GPU span and host time per call)")
-      ->check(CLI::Range(1, static_cast<int>(Batch::kMaxCalls)));
-  sub.add_option("--one-pass", o->one_pass,
-                 "N: every case and its copy also timed as N calls back to back in one compute pass, timestamps at "
-                 "its begin and end only (per call; as CUDA events around back-to-back launches time a kernel)")
-      ->check(CLI::Range(1, 4096));
+  non_empty(sub.add_option("--json", o->json, "write the results as JSON"));
+  non_empty(sub.add_option("--csv", o->csv, "write the results as CSV"));
+  non_empty(sub.add_option("--plot", o->plot, "write an SVG plot of GB/s against bytes moved (needs gnuplot)"));
+  integer_in(sub.add_option("--warmup", o->warmup, "untimed repetitions before timing"), 0, 100000);
+  integer_in(sub.add_option("--iterations", o->iterations, "timed repetitions per round"), 1, 1000000);
+  integer_in(sub.add_option("--rounds", o->rounds,
+                            "rounds per case, each timing the case and a same-size copy; the fastest is reported (default 3)"),
+             1, 100);
+  integer_in(sub.add_option("--spin-up-ms", o->spin_up_ms,
+                            "milliseconds of copies before each case, to time at sustained-load clocks (default 1000)"),
+             0, 60000);
+  integer_in(sub.add_option("--batch", o->batch,
+                            "N: decode cases also time N calls back to back, in one submit (wgk::Batch) and in N submits "
+                            "(GPU span and host time per call)"),
+             1, static_cast<int>(Batch::kMaxCalls));
+  integer_in(sub.add_option("--one-pass", o->one_pass,
+                            "N: every case and its copy also timed as N calls back to back in one compute pass, timestamps "
+                            "at its begin and end only (per call; as CUDA events around back-to-back launches time a kernel)"),
+             1, 4096);
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
   return [o]() -> int {
     auto device = cli_device(o->gpu_timeout_s);

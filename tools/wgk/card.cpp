@@ -273,7 +273,7 @@ WGK_COMMAND("card", "Write a package's README.md (the model card) from its manif
   sub.add_option("package", *root, "package folder (README.md + build/webgpu/)")->required();
   sub.add_flag("--check", *check, "exit 1 if README.md differs from what would be written");
   return [root, check]() -> int {
-    const fs::path card_path = package_folder(*root) / "README.md";
+    const fs::path card_path = package_folder_to_write(*root, "wgk card") / "README.md";
     const std::string text = package_card(*root);
     if (*check) {
       const bool same = fs::exists(card_path) && read_file_text(card_path) == text;

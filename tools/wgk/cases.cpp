@@ -1,12 +1,11 @@
 #include "cases.h"
 
 #include "core/text.h"
+#include "option_values.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <random>
 
@@ -83,32 +82,17 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
 
 namespace {
 
-// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text. A decimal
-// number past a double's range is refused, naming `where` (before, std::stod's out_of_range left it text).
+// One scalar of a command-line value: an integer when decimal, else a decimal number, else the text
+// (option_values.h: "0x10", "inf" and "nan" stay text). A decimal number past a double's range is refused, naming `where`.
 AttributeValue scalar_from_text(const std::string& text, const std::string& where) {
-  // Decimal numbers only: strtod would also read hex floats ("0x10" as 16) and "inf"/"nan" spellings.
-  const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
-  if (!decimal) return text;
-  std::size_t used = 0;
-  try {
-    const std::int64_t i = std::stoll(text, &used);
-    if (used == text.size()) return i;
-  } catch (const std::exception&) {
+  if (is_decimal_integer(text)) {
+    std::int64_t i = 0;
+    const char* end = text.data() + text.size();
+    const auto [stop, ec] = std::from_chars(text.data() + (text.front() == '+' ? 1 : 0), end, i);
+    if (ec == std::errc{} && stop == end) return i;  // past int64: a number below
   }
-  char* end = nullptr;
-  errno = 0;
-  const double d = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) return text;
-  // ERANGE (C11 7.22.1.3): an overflow returns +-HUGE_VAL; an underflow a value of at most the smallest
-  // normal's magnitude, kept when it is a nonzero subnormal, refused when the text's nonzero value became 0.
-  if (errno == ERANGE && std::isinf(d))
-    throw Error(ErrorKind::kInvalidArgument, where + ": " + text +
-                                                 " is outside the range of a double (its largest finite magnitude is 1.7976931348623157e308)");
-  if (errno == ERANGE && d == 0.0)
-    throw Error(ErrorKind::kInvalidArgument, where + ": " + text +
-                                                 " underflows a double: nonzero, but under the smallest positive double "
-                                                 "(4.9406564584124654e-324), so it would be read as 0");
-  return d;
+  if (!is_decimal_number(text)) return text;
+  return decimal_number(text, where);
 }
 
 }  // namespace
@@ -239,19 +223,36 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
   return out;
 }
 
+namespace {
+
+// Throws the contract's rule when `dtype` (a dtype name, numpy's for a file) is not one `input`'s type
+// constraint allows; nothing for an input the contract does not declare or of a fixed dtype.
+void check_file_dtype(const contract::Contract& contract, const std::string& input, const std::string& dtype,
+                      const std::string& source) {
+  const contract::Input* in = contract.find_input(input);
+  const contract::TypeConstraint* tc = in ? contract.find_type_constraint(in->dtype) : nullptr;
+  if (!tc) return;
+  std::string allowed;
+  for (DType d : tc->allowed) {
+    if (dtype_name(d) == dtype) return;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
+  }
+  throw Error(ErrorKind::kInvalidArgument,
+              source + ": input " + in->name + (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") +
+                  ": dtype " + dtype + " is not allowed for type " + tc->name + " (allowed: " + allowed + ")");
+}
+
+}  // namespace
+
 void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
                        const std::function<std::string(const std::string& name)>& source) {
-  for (const auto& [name, t] : inputs) {
-    const contract::Input* in = contract.find_input(name);
-    const contract::TypeConstraint* tc = in ? contract.find_type_constraint(in->dtype) : nullptr;
-    if (!tc || std::find(tc->allowed.begin(), tc->allowed.end(), t.dtype) != tc->allowed.end()) continue;
-    std::string allowed;
-    for (DType d : tc->allowed) allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
-    throw Error(ErrorKind::kInvalidArgument,
-                source(name) + ": input " + in->name + (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") +
-                    ": dtype " + std::string(dtype_name(t.dtype)) + " is not allowed for type " + tc->name + " (allowed: " +
-                    allowed + ")");
-  }
+  for (const auto& [name, t] : inputs) check_file_dtype(contract, name, std::string(dtype_name(t.dtype)), source(name));
+}
+
+HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
+                          const std::string& source) {
+  check_file_dtype(contract, input, io::read_npy_dtype_name(file), source);
+  return io::read_npy(file);
 }
 
 OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,
@@ -420,7 +421,8 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
   return c;
 }
 
-Case case_from_folder(const std::filesystem::path& folder) {
+Case case_from_folder(const std::filesystem::path& folder,
+                      const std::function<const contract::Contract&(const std::string& kernel)>& contract_of) {
   std::ifstream in(folder / "case.json");
   if (!in) throw Error(ErrorKind::kIo, "cannot read " + (folder / "case.json").string());
   nlohmann::json j;
@@ -434,7 +436,9 @@ Case case_from_folder(const std::filesystem::path& folder) {
   try {  // a key missing or of the wrong type: an error naming the file, not an escaped json exception
   c.kernel = j.value("kernel", "");
   c.why = j.value("oracle", "");
-  for (const auto& [name, file] : j.at("inputs").items()) c.inputs[name] = io::read_npy(folder / file.get<std::string>());
+  for (const auto& [name, file] : j.at("inputs").items())
+    c.inputs[name] = read_input_npy(contract_of(c.kernel), name, folder / file.get<std::string>(),
+                                    (folder / "case.json").string() + " inputs." + name);
   if (j.contains("attributes") && !j["attributes"].is_object())
     throw Error(ErrorKind::kInvalidArgument, "\"attributes\" must be an object of name: value");
   const nlohmann::json attributes = j.value("attributes", nlohmann::json::object());

@@ -88,6 +88,14 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
                        const std::function<std::string(const std::string& name)>& source);
 
+/// Reads the .npy `file` given for `input` (a contract or ONNX name), first refusing it as check_file_dtypes
+/// does when its dtype (numpy's name, byte order aside: io::read_npy_dtype_name) is not one the input's type
+/// constraint allows, including dtypes wgk holds no tensor of: "<source>: input positionIds (position_ids): dtype
+/// int32 is not allowed for type M (allowed: int64)". A file for an input the contract does not declare, or of a
+/// fixed dtype, is read by io::read_npy, whose errors (kIo) name the file.
+HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
+                          const std::string& source);
+
 /// Compares every output of `expected` (values in double, e.g. a CPU reference) with the same-named tensor of
 /// `actual`. Expected values are first rounded to the actual output's floating dtype, as a correct kernel's
 /// store rounds (a true value past the dtype's range is its infinity; one below its smallest subnormal is 0).
@@ -110,8 +118,11 @@ Tensors generate_inputs(const nlohmann::json& inputs, DType dtype,
 /// malformed entry.
 Case case_from_json(const nlohmann::json& entry, const std::string& where);
 /// Reads a case folder (../shared/cases/README.md "The format, for any op"): case.json, .npy inputs, every
-/// output `expected` names, `tolerance` (with per-output `outputs`), `output_shapes`, `output_dtypes`.
-Case case_from_folder(const std::filesystem::path& folder);
+/// output `expected` names, `tolerance` (with per-output `outputs`), `output_shapes`, `output_dtypes`. Each input
+/// file is read by read_input_npy against the contract of the case's `kernel`, which `contract_of` gives (it may
+/// load the package, throwing as it does).
+Case case_from_folder(const std::filesystem::path& folder,
+                      const std::function<const contract::Contract&(const std::string& kernel)>& contract_of);
 
 /// Runs `c` on `kernel`, compares every output c.expected names (else every output the call returns, against
 /// the op's CPU reference in double), checks output_shapes/dtypes, the variant (when given) and expected errors.

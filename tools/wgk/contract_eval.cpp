@@ -6,11 +6,13 @@
 
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "wgk/error.h"
 #include "cases.h"
+#include "option_values.h"
 #include "plan/boundary.h"
 
 namespace wgk::cli {
@@ -66,8 +68,8 @@ void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options) {
       ->delimiter(',');
   sub.add_option("--tunable", options.tunables, "tunable override NAME=VALUE (repeatable or comma-separated)")
       ->delimiter(',');
-  sub.add_option("--device", options.device,
-                 "webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)");
+  non_empty(sub.add_option("--device", options.device,
+                           "webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)"));
 }
 
 plan::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
@@ -106,6 +108,8 @@ plan::CallSignature parse_call(const std::string& inputs, const std::vector<std:
 plan::DeviceCaps parse_device(const std::string& device) {
   if (device.empty()) return introspect::caps(*Device::default_device());
   if (auto preset = plan::DeviceCaps::preset(device)) return *preset;
+  if (std::filesystem::is_directory(device))
+    bad("--device " + device + ": a folder, neither a preset (webgpu-default, lavapipe, h200) nor a limits JSON file");
   std::ifstream f(device, std::ios::binary);
   if (!f) bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable file");
   std::stringstream ss;

@@ -1,11 +1,17 @@
 // `wgk devices`: the WebGPU adapters Dawn offers, with backend, type, vendor, device, driver, architecture,
-// features (WebGPU names) and the limits kernels use. --json prints every limit.
+// features (WebGPU names) and the limits kernels use, then the default device (the adapter the runtime uses,
+// WGK_BACKEND and WGK_ADAPTER applied) with the Dawn toggles in effect on it, WGK_DAWN_ENABLE_TOGGLES and
+// WGK_DAWN_DISABLE_TOGGLES included (docs/platform.md); a toggle list the device refuses is the command's error.
+// --json prints every limit, and `dawnToggles` on the default device's adapter.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "command.h"
 #include "gpu/device.h"
+#include "runtime/state.h"
+#include "wgk/introspect.h"
+#include "wgk/kernel.h"
 
 namespace {
 
@@ -25,8 +31,18 @@ WGK_COMMAND("devices", "List the WebGPU adapters Dawn finds, with features and l
   sub.add_option("--backend", *backend, "vulkan, opengles or default (both)")->capture_default_str();
   sub.add_flag("--json", *json, "print JSON (all limits)");
   return [backend, json]() -> int {
+    // The toggles are a device's, not an adapter's: the default device's, as bench_host's header prints them.
+    // Created before the adapters are listed: list_adapters' own instance is released on return, and with no
+    // other instance alive the Vulkan loader then unloads the driver while its worker threads may still run
+    // (a core of `wgk devices` listing first: a thread in an unmapped library, SIGSEGV, about 1 run in 100 under
+    // load). The default device is never released, so the drivers stay loaded.
+    const wgk::gpu::Device& device = wgk::introspect::state(*wgk::Device::default_device()).gpu;
     const auto adapters = wgk::gpu::list_adapters(wgk::gpu::parse_backend(*backend));
     if (*json) {
+      auto is_default = [&](const wgk::gpu::AdapterReport& a) {
+        return a.info.backend == device.adapter_info().backend && a.info.device == device.adapter_info().device &&
+               a.info.device_id == device.adapter_info().device_id;
+      };
       nlohmann::ordered_json out = nlohmann::ordered_json::array();
       for (const auto& a : adapters) {
         nlohmann::ordered_json limits = nlohmann::ordered_json::object();
@@ -46,6 +62,7 @@ WGK_COMMAND("devices", "List the WebGPU adapters Dawn finds, with features and l
         for (std::size_t i = 0; i < wgk::kKernelFeatures.size(); ++i)
           out.back()[std::string(wgk::kKernelFeatures[i].scope_name)] = a.features.*wgk::gpu::kFeatureFlags[i];
         out.back()["limits"] = limits;
+        if (is_default(a)) out.back()["dawnToggles"] = device.enabled_toggles();
       }
       std::cout << out.dump(2) << "\n";
       return 0;
@@ -73,6 +90,12 @@ WGK_COMMAND("devices", "List the WebGPU adapters Dawn finds, with features and l
         for (const auto& [key, value] : a.limits)
           if (key == name) std::cout << "      " << key << " = " << value << "\n";
     }
+    std::cout << "default device: " << device.adapter_info().device << " (" << device.adapter_info().backend
+              << "; WGK_BACKEND, WGK_ADAPTER choose it)\n"
+              << "    dawn toggles: " << device.enabled_toggle_list()
+              << " (enabled, as Dawn reports them; WGK_DAWN_ENABLE_TOGGLES, WGK_DAWN_DISABLE_TOGGLES add to them)\n";
+    if (!device.toggles_error().empty())
+      std::cout << "    timestamp_quantization stays on (timestamps rounded to 65536 ns): " << device.toggles_error() << "\n";
     return 0;
   };
 }

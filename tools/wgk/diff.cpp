@@ -21,6 +21,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "progress.h"
 #include "resolve.h"
 #include "io/npy.h"
@@ -169,14 +170,15 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   sub.add_option("--op", o->op, "a domain (ai.onnx, com.microsoft), a DOMAIN.OP (ai.onnx.RotaryEmbedding) or all (default)");
   sub.add_option("--dtype", o->dtype, "float32, float16 or all (default all: half each)")
       ->check(CLI::IsMember({"float32", "float16", "all"}));
-  sub.add_option("--count", o->count, "random cases per op (default 200)")->check(CLI::Range(1, 1000000));
-  sub.add_option_function<std::uint64_t>("--seed", [o](std::uint64_t s) { o->seed = s, o->seed_given = true; },
-                                         "seed of the case generator (default: from the clock; printed)");
-  sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy)");
+  integer_in(sub.add_option("--count", o->count, "random cases per op (default 200)"), 1, 1000000);
+  integer_in(sub.add_option_function<std::uint64_t>("--seed", [o](std::uint64_t s) { o->seed = s, o->seed_given = true; },
+                                                    "seed of the case generator (default: from the clock; printed)"),
+             std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max());
+  non_empty(sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy)"));
   sub.add_flag("--save-all", o->save_all, "with --save: write every case, passing or not");
-  sub.add_option("--oracle", o->oracle, "the ORT runner script (default tests/oracles/ort_run.mjs, from the repo root)");
-  sub.add_option("--node", o->node, "node executable (default node)");
-  sub.add_option("--workdir", o->workdir, "folder for inputs and ORT outputs (default: a fresh temp folder, removed after)");
+  non_empty(sub.add_option("--oracle", o->oracle, "the ORT runner script (default tests/oracles/ort_run.mjs, from the repo root)"));
+  non_empty(sub.add_option("--node", o->node, "node executable (default node)"));
+  non_empty(sub.add_option("--workdir", o->workdir, "folder for inputs and ORT outputs (default: a fresh temp folder, removed after)"));
   sub.add_flag("--keep", o->keep, "keep the work folder");
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every call (e.g. WORKGROUP_SIZE=64, F16_STORAGE=packed)");
   sub.add_flag("-v,--verbose", o->verbose, "print every case");
@@ -239,7 +241,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
                                    : fs::temp_directory_path();
     const fs::path work = !o->workdir.empty() ? fs::path(o->workdir)
                                               : temp_root / ("wgk-diff-" + std::to_string(::getpid()) + "-" + std::to_string(o->seed));
-    fs::create_directories(work);
+    output_folder(o->workdir.empty() ? "the work folder" : "--workdir", work.string());
     // Removes the work folder on every exit, errors included (not a --workdir or --keep one).
     struct RemoveOnExit {
       fs::path path;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "option_values.h"
 #include "resolve.h"
 #include "store/digest.h"
 #include "store/hub_cache.h"
@@ -35,9 +36,10 @@ WGK_COMMAND("download", "Fetch a package from the Hub (HF_ENDPOINT) into the Hub
   };
   auto o = std::make_shared<Options>();
   sub.add_option("id", o->id, "package id, e.g. webgpu-kernels/ai.onnx.RotaryEmbedding")->required();
-  auto* version = sub.add_option("--version", o->version, "the Hub branch vN (default 1)");
-  sub.add_option("--revision", o->revision, "a Hub commit (40 hex digits)")->excludes(version);
-  sub.add_option("--cache", o->cache, "cache root (default: KERNELS_CACHE, HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub)");
+  auto* version = integer_in(sub.add_option("--version", o->version, "the Hub branch vN (default 1)"), 0,
+                             std::numeric_limits<int>::max());
+  non_empty(sub.add_option("--revision", o->revision, "a Hub commit (40 hex digits)"))->excludes(version);
+  non_empty(sub.add_option("--cache", o->cache, "cache root (default: KERNELS_CACHE, HF_HUB_CACHE, HF_HOME/hub, ~/.cache/huggingface/hub)"));
   sub.add_flag("--trust", o->trust, "fetch even when the publisher is not in WGK_HUB_TRUSTED_PUBLISHERS (default webgpu-kernels)");
   return [o]() -> int {
     package_id(o->id, "wgk download");
@@ -67,7 +69,7 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
   CLI::App* list = sub.add_subcommand("list", "Each package repo: refs, snapshots, the package version and content pin");
   CLI::App* verify = sub.add_subcommand("verify", "Recompute every blob name, ref and snapshot digest; exit 1 on any fault");
   for (CLI::App* s : {list, verify})
-    s->add_option("--cache", *cache, "cache root (default: the roots the store searches)");
+    non_empty(s->add_option("--cache", *cache, "cache root (default: the roots the store searches)"));
   return [cache, list, verify]() -> int {
     const bool check = verify->parsed();
     (void)list;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 
+#include "option_values.h"
 #include "store/store.h"
 #include "wgk/error.h"
 #include "wgk/introspect.h"
@@ -13,19 +14,20 @@
 namespace wgk::cli {
 
 void add_package_options(CLI::App& sub, PackageSelector& s, bool with_package) {
-  s.version_option = sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)");
-  sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version");
-  sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)");
+  s.version_option = integer_in(sub.add_option("--version", s.version, "version: the Hub branch vN (default 1)"), 0,
+                                std::numeric_limits<int>::max());
+  non_empty(sub.add_option("--revision", s.revision, "a Hub commit (40 hex digits) instead of --version"));
+  non_empty(sub.add_option("--content", s.content, "a content pin: git blob id of build/webgpu/metadata.json (40 hex)"));
   if (with_package)
-    sub.add_option("--package", s.package,
-                   "load this package folder: refused unless it holds this id, the version of a --version given (its "
-                   "declared version) and the bytes of a --revision or --content given");
+    non_empty(sub.add_option("--package", s.package,
+                             "load this package folder: refused unless it holds this id, the version of a --version given "
+                             "(its declared version) and the bytes of a --revision or --content given"));
 }
 
 void add_device_options(CLI::App& sub, double& gpu_timeout_s) {
-  sub.add_option("--gpu-timeout-s", gpu_timeout_s,
-                 "seconds one wait for the GPU (a read, a flush, timestamps) may take before it fails (default 10)")
-      ->check(CLI::Range(1e-9, 1e9));
+  number_in(sub.add_option("--gpu-timeout-s", gpu_timeout_s,
+                           "seconds one wait for the GPU (a read, a flush, timestamps) may take before it fails (default 10)"),
+            1e-9, 1e9);
 }
 
 std::shared_ptr<Device> cli_device(double gpu_timeout_s) {
@@ -131,6 +133,18 @@ std::filesystem::path package_folder(const std::string& arg) {
                                           " (give a folder holding build/webgpu/, or an id <org>/<name>)");
   if (!std::filesystem::is_directory(arg, ec))
     throw Error(ErrorKind::kInvalidArgument, arg + " is a file, not a package folder (a folder holding build/webgpu/manifest.json)");
+  return arg;
+}
+
+std::filesystem::path package_folder_to_write(const std::string& arg, const std::string& what) {
+  if (!names_a_path(arg))
+    throw Error(ErrorKind::kInvalidArgument, what + " takes a package folder, not the id " + arg +
+                                                 ": it writes into the folder (give its path, e.g. kernels/<package>)");
+  std::error_code ec;
+  if (!std::filesystem::exists(arg, ec))
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (read as a path because " + path_reason(arg, "") + ")");
+  package_folder(arg);
+  store::check_package_folder(arg);
   return arg;
 }
 

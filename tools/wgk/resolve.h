@@ -48,6 +48,13 @@ bool names_a_path(const std::string& arg);
 /// folder: <arg>" for a path that does not exist, kInvalidArgument for a file that is not a folder.
 std::filesystem::path package_folder(const std::string& arg);
 
+/// `arg` as the folder of a package that a subcommand writes into (`wgk card` writes its README.md): a path, not an
+/// id (kInvalidArgument "<what> takes a package folder, not the id <arg> ..."), then package_folder, then the mark
+/// every subcommand that loads a folder checks (store::check_package_folder: kNotFound "<arg>: no
+/// build/webgpu/metadata.json, so not a package folder ..."). Its files' digests are not checked: they may be
+/// mid-edit.
+std::filesystem::path package_folder_to_write(const std::string& arg, const std::string& what);
+
 /// `arg` as a package id, for a subcommand that takes only ids (`wgk download`). Throws wgk::Error
 /// (kInvalidArgument) when names_a_path(arg): "<what> takes a package id <org>/<name>, not the path <arg> (read as
 /// a path because <the rule that made it one>)".

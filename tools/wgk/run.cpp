@@ -9,6 +9,7 @@
 #include "bench_baselines.h"
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "contract/contract.h"
 #include "plan/plan.h"
 #include "resolve.h"
@@ -47,24 +48,28 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
                  "an output to produce, by its name or ONNX name (repeatable or comma-separated, spaces around a name "
                  "ignored, an empty name refused; default: the required outputs; an optional output, e.g. invStdVar, "
                  "only when named)");
-  sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy");
-  sub.add_option("--repeat", o->repeat,
-                 "timed calls after the first, each waited for, so --gpu-timeout-s bounds one call (default 10; 0: none)")->check(CLI::Range(0, 1000000));
-  sub.add_option("--tolerance", o->tolerance,
-                 "largest absolute error against the CPU reference that passes (default: 1e-5 + 1e-6 |y| for "
-                 "float32, 2e-3 + 2^-10 |y| for float16: a few f32 roundings, or one f16 rounding plus that); exit 1 "
-                 "past it")
-      ->check([](const std::string& v) {
-        double d = -1;
-        try {
-          d = std::stod(v);
-        } catch (const std::exception&) {
-        }
-        return d >= 0 ? std::string() : "--tolerance must be a number >= 0, got " + v;
-      });
+  non_empty(sub.add_option("--out,-o", o->out, "folder to write outputs as <name>.npy (created when missing)"));
+  integer_in(sub.add_option("--repeat", o->repeat,
+                            "timed calls after the first, each waited for, so --gpu-timeout-s bounds one call (default 10; 0: none)"),
+             0, 1000000);
+  number_in(sub.add_option("--tolerance", o->tolerance,
+                           "largest absolute error against the CPU reference that passes (default: 1e-5 + 1e-6 |y| for "
+                           "float32, 2e-3 + 2^-10 |y| for float16: a few f32 roundings, or one f16 rounding plus that); exit "
+                           "1 past it"),
+            0);
   return [o]() -> int {
     if (o->package_arg.empty() && o->package.package.empty())
       throw Error(ErrorKind::kInvalidArgument, "wgk run: name the package: an id, a folder, or --package DIR");
+    const Attributes attrs = parse_name_values(o->attrs, "--attr");
+    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
+    const std::vector<std::string> output_list = name_list(o->outputs, "--output");
+    if (!o->out.empty()) output_folder("--out", o->out);  // before any GPU work: a bad --out fails first
+    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
+                                    cli_device(o->gpu_timeout_s));
+    print_kernel(kernel);
+    std::cout << "adapter: " << kernel.device()->description() << "\n";
+    const auto& contract = *introspect::contract(kernel);
+    // The files' dtypes by the contract's type constraints (a uint32 or int32 .npy for an int64 input is refused).
     Tensors host;
     std::map<std::string, std::string> sources;  // input name -> the --input that gave it
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
@@ -82,25 +87,11 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       } else {
         if (eq == 0) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the input name before '=' is empty");
         if (eq + 1 == spec.size()) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the file after '=' is empty");
-        add(spec.substr(0, eq), io::read_npy(spec.substr(eq + 1)), spec);
+        const std::string name = spec.substr(0, eq);
+        add(name, read_input_npy(contract, name, spec.substr(eq + 1), "--input " + spec), spec);
       }
     }
-    const Attributes attrs = parse_name_values(o->attrs, "--attr");
-    const Attributes tunables = parse_name_values(o->tunables, "--tunable");
-    const std::vector<std::string> output_list = name_list(o->outputs, "--output");
-    if (!o->out.empty()) {  // before any GPU work: a bad --out fails first
-      std::error_code ec;
-      std::filesystem::create_directories(o->out, ec);
-      if (ec || !std::filesystem::is_directory(o->out))
-        throw Error(ErrorKind::kIo, "--out " + o->out + ": cannot create the folder" + (ec ? ": " + ec.message() : ""));
-    }
-    Kernel kernel = resolve_package(o->package_arg.empty() ? o->package.package : o->package_arg, o->package,
-                                    cli_device(o->gpu_timeout_s));
-    print_kernel(kernel);
-    std::cout << "adapter: " << kernel.device()->description() << "\n";
-    const auto& contract = *introspect::contract(kernel);
-    // The files' dtypes by the contract's type constraints (a uint32 .npy for an int64 input is refused).
-    check_file_dtypes(contract, host, [&](const std::string& name) { return sources.at(name); });
+    check_file_dtypes(contract, host, [&](const std::string& name) { return sources.at(name); });  // .safetensors
     // ONNX names (X, position_ids) are the contract's argument names from here on (the reference takes those).
     host = by_contract_names(contract, std::move(host));
     const OutputNames asked = output_names(contract, output_list, "--output");

@@ -8,6 +8,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "resolve.h"
 #include "store/store.h"
 #include "wgk/error.h"
@@ -65,7 +66,7 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
   sub.add_option("package", o->ids, "package ids or folders (default: every bundled package)");
   add_package_options(sub, o->pin);
   add_device_options(sub, o->gpu_timeout_s);
-  sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively");
+  non_empty(sub.add_option("--cases", o->cases, "a folder of case folders (case.json + .npy), searched recursively"));
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
   sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (repeatable or comma-separated)")
       ->delimiter(',');
@@ -83,23 +84,25 @@ WGK_COMMAND("test", "Run packages' test.json cases or ../shared/cases folders ag
         if (e.is_regular_file() && e.path().filename() == "case.json") folders.push_back(e.path().parent_path());
       std::sort(folders.begin(), folders.end());
       std::map<std::string, Kernel> kernels;
+      auto kernel_of = [&](const std::string& id) -> const Kernel& {
+        auto it = kernels.find(id);
+        if (it == kernels.end()) {
+          it = kernels.emplace(id, resolve_kernel(id, o->pin, device)).first;
+          print_kernel(it->second);
+        }
+        return it->second;
+      };
       for (const auto& folder : folders) {
         Case c;
         CaseResult r;
+        if (!o->filter.empty() && folder.filename().string().find(o->filter) == std::string::npos) continue;  // its name
         try {
-          c = case_from_folder(folder);
-          if (!o->filter.empty() && c.name.find(o->filter) == std::string::npos) continue;
-          for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
-          auto it = kernels.find(c.kernel);
-          if (it == kernels.end()) {
-            it = kernels.emplace(c.kernel, resolve_kernel(c.kernel, o->pin, device)).first;
-            print_kernel(it->second);
-          }
           // The .npy files' dtypes by the contract's type constraints, as `wgk run --input` checks them.
-          check_file_dtypes(*introspect::contract(it->second), c.inputs, [&](const std::string& name) {
-            return (folder / "case.json").string() + " inputs." + name;
+          c = case_from_folder(folder, [&](const std::string& id) -> const contract::Contract& {
+            return *introspect::contract(kernel_of(id));
           });
-          r = run_case(it->second, c);
+          for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
+          r = run_case(kernel_of(c.kernel), c);
         } catch (const Error& e) {
           c.name = folder.filename().string();
           r.message = std::string("error: ") + e.what();

@@ -22,6 +22,7 @@
 
 #include "cases.h"
 #include "command.h"
+#include "option_values.h"
 #include "contract_eval.h"
 #include "progress.h"
 #include "resolve.h"
@@ -213,11 +214,12 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
   sub.add_option("package", o->package, "package folder (README.md + build/webgpu/) or id (webgpu-kernels/...)")->required();
   add_package_options(sub, o->pin, false);
   sub.add_flag("--verbose,-v", o->verbose, "print one reaching signature per variant and every failure");
-  sub.add_option("--device", o->device,
-                 "plan for these capabilities: webgpu-default | lavapipe | h200 | a limits JSON file (default: the adapter in use); "
-                 "WGSL is still compiled on the adapter where it can be");
-  sub.add_option("--plans", o->plans,
-                 "write every signature's plan to DIR/plans.jsonl and each WGSL text to DIR/wgsl/<sha256>.wgsl");
+  non_empty(sub.add_option("--device", o->device,
+                           "plan for these capabilities: webgpu-default | lavapipe | h200 | a limits JSON file (default: the "
+                           "adapter in use); WGSL is still compiled on the adapter where it can be"));
+  non_empty(sub.add_option("--plans", o->plans,
+                           "write every signature's plan to DIR/plans.jsonl and each WGSL text to DIR/wgsl/<sha256>.wgsl "
+                           "(DIR is created when missing)"));
   return [o]() -> int {
     // A folder is checked against any pin given with it, like --package elsewhere.
     const Kernel kernel = resolve_package(o->package, o->pin);
@@ -227,7 +229,7 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
     const bool adapter_f16 = introspect::caps(*kernel.device()).shader_f16;
     std::ofstream plans;
     if (!o->plans.empty()) {
-      fs::create_directories(fs::path(o->plans) / "wgsl");
+      output_folder("--plans", (output_folder("--plans", o->plans) / "wgsl").string());
       plans.open(fs::path(o->plans) / "plans.jsonl", std::ios::binary);
       if (!plans) throw Error(ErrorKind::kIo, "--plans: cannot write " + (fs::path(o->plans) / "plans.jsonl").string());
     }
