@@ -272,7 +272,9 @@ TEST(SkipSimplifiedLayerNormalization, EveryVariantAndOutputMatchesTheReference)
     const HostTensor bias = random_tensor(c.dtype, {c.x.back()}, seed++);
     Inputs inputs{{"x", x}, {"skip", skip}, {"gamma", gamma}};
     if (c.bias) inputs.emplace("bias", bias);
-    const auto ref = reference::skip_simplified_layer_normalization(x, skip, gamma, c.bias ? &bias : nullptr, 1e-5);
+    // No epsilon given: the contrib schema's default, ORT's kDefaultSkipLayerNormEpsilon = 1e-12f.
+    const auto ref = reference::skip_simplified_layer_normalization(x, skip, gamma, c.bias ? &bias : nullptr,
+                                                                    static_cast<double>(1e-12f));
     // Each case with nothing optional asked for and one other set, the sets taken in turn (both spellings).
     const std::size_t turn = static_cast<std::size_t>(&c - cases);
     for (const OutputNames& ask : {asks[0], asks[1 + turn % 3]}) {
@@ -335,8 +337,10 @@ TEST(SkipSimplifiedLayerNormalization, BatchRecordsOptionalOutputs) {
   const HostTensor y1 = first.at("y").read(), y2 = second.at("y").read();
   for (std::int64_t i = 0; i < y1.numel(); ++i) EXPECT_NEAR(y1.element(i), y2.element(i), 1e-6) << i;
   // x row 0 = 0.25 * ((i % 13) - 6), i = 0..7: -1.5, -1.25, ..., 0.25; s = 2x; the sum of squares of x is
-  // 0.0625 * (36 + 25 + 16 + 9 + 4 + 1 + 0 + 1) = 5.75, so inv_std_var of s = 1 / sqrt(4 * 5.75 / 8 + 1e-5).
-  EXPECT_NEAR(second.at("invStdVar").read().element(0), 1 / std::sqrt(2.875 + 1e-5), 1e-6);
+  // 0.0625 * (36 + 25 + 16 + 9 + 4 + 1 + 0 + 1) = 5.75, so inv_std_var of s = 1 / sqrt(4 * 5.75 / 8 + epsilon),
+  // epsilon the contrib default 1e-12 (ORT's kDefaultSkipLayerNormEpsilon): 0.58976782; with RMSNormalization's
+  // 1e-5 it would be 1.0e-6 lower, outside the tolerance.
+  EXPECT_NEAR(second.at("invStdVar").read().element(0), 1 / std::sqrt(2.875 + 1e-12), 5e-7);
 }
 
 TEST(SkipSimplifiedLayerNormalization, BadInputCatalog) {

@@ -8,6 +8,9 @@ namespace wgk::reference {
 namespace {
 
 constexpr const char* kOp = "com.microsoft::SkipSimplifiedLayerNormalization";
+// epsilon when the node has none: ONNX Runtime's contrib schema default, kDefaultSkipLayerNormEpsilon = 1e-12f
+// (onnxruntime/core/graph/contrib_ops/contrib_defs.h), held as a float: 9.999999960041972e-13.
+constexpr double kDefaultEpsilon = static_cast<double>(1e-12f);
 
 // Returns exactly the outputs asked for (y; invStdVar and inputSkipBiasSum when named).
 Results reference(const Tensors& inputs, const Attributes& attrs, const std::vector<std::string>& outputs) {
@@ -16,7 +19,7 @@ Results reference(const Tensors& inputs, const Attributes& attrs, const std::vec
   const auto out = skip_simplified_layer_normalization(x, required_input(inputs, "skip", kOp),
                                                        required_input(inputs, "gamma", kOp),
                                                        bias == inputs.end() ? nullptr : &bias->second,
-                                                       float_attr(attrs, "epsilon", 1e-5));
+                                                       float_attr(attrs, "epsilon", kDefaultEpsilon));
   Results all{{"y", {x.shape, out.y}},
               {"invStdVar", {out.inv_std_var_shape, out.inv_std_var}},
               {"inputSkipBiasSum", {x.shape, out.input_skip_bias_sum}}};
