@@ -2,6 +2,7 @@
 // environment (WGK_BACKEND, WGK_ADAPTER) applied.
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -185,10 +186,19 @@ Backend parse_backend(std::string_view text) {
 }
 
 std::vector<AdapterReport> list_adapters(Backend backend) {
-  const detail::Object<WGPUInstanceImpl> instance = abi::create_instance(true);
-  if (!instance) fail(ErrorKind::kGpu, "wgpuCreateInstance failed");
+  // One instance for the process, never released (as the default device): releasing it let the loaders unload
+  // the drivers it opened (Vulkan, and EGL for OpenGL ES, which no device keeps loaded) while their worker
+  // threads still ran, a SIGSEGV in `wgk devices` about once in a few thousand runs under load. Created on the
+  // first call (a failure is retried on the next); calls are serialized.
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  static detail::Object<WGPUInstanceImpl>* const instance = [] {
+    detail::Object<WGPUInstanceImpl> made = abi::create_instance(true);
+    if (!made) fail(ErrorKind::kGpu, "wgpuCreateInstance failed");
+    return new detail::Object<WGPUInstanceImpl>(std::move(made));
+  }();
   std::vector<AdapterReport> reports;
-  for (ChosenAdapter& a : collect(instance.get(), backend))
+  for (ChosenAdapter& a : collect(instance->get(), backend))
     reports.push_back({reports.size(), std::move(a.data.info), std::move(a.data.features), to_pairs(a.data.limits)});
   return reports;
 }

@@ -96,10 +96,10 @@ struct AdapterReport {
 
 /// Adapters Dawn offers for `backend` (kDefault: Vulkan and OpenGL ES). Dawn's C API has no enumeration:
 /// this requests one adapter per (backend, power preference) and drops duplicates, so the list is short
-/// and its order is stable. Never throws for a backend without adapters (the list is just shorter). Its own
-/// instance is released on return: with no other instance alive, the drivers may then be unloaded while their
-/// worker threads still run (a SIGSEGV seen on lavapipe under load), so a process that also makes a device
-/// makes it first (`wgk devices`).
+/// and its order is stable. Never throws for a backend without adapters (the list is just shorter); kGpu when
+/// Dawn makes no instance. Its instance is the process's, made on the first call and never released, so the
+/// drivers it opens stay loaded while their worker threads run (releasing it gave a SIGSEGV on lavapipe under
+/// load); thread-safe (calls are serialized).
 std::vector<AdapterReport> list_adapters(Backend backend = Backend::kDefault);
 
 /// One compute pass: set `pipeline` and `bind_group` (group 0), dispatch x*y*z workgroups.

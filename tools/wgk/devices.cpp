@@ -32,10 +32,8 @@ WGK_COMMAND("devices", "List the WebGPU adapters Dawn finds, with features and l
   sub.add_flag("--json", *json, "print JSON (all limits)");
   return [backend, json]() -> int {
     // The toggles are a device's, not an adapter's: the default device's, as bench_host's header prints them.
-    // Created before the adapters are listed: list_adapters' own instance is released on return, and with no
-    // other instance alive the Vulkan loader then unloads the driver while its worker threads may still run
-    // (a core of `wgk devices` listing first: a thread in an unmapped library, SIGSEGV, about 1 run in 100 under
-    // load). The default device is never released, so the drivers stay loaded.
+    // Neither the default device nor list_adapters' instance is ever released, so the drivers both open stay
+    // loaded while their worker threads run (gpu/device.h).
     const wgk::gpu::Device& device = wgk::introspect::state(*wgk::Device::default_device()).gpu;
     const auto adapters = wgk::gpu::list_adapters(wgk::gpu::parse_backend(*backend));
     if (*json) {
