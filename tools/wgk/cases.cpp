@@ -12,6 +12,7 @@
 #include "contract/contract.h"
 #include "plan/plan.h"
 #include "io/npy.h"
+#include "io/safetensors.h"
 #include "reference/op.h"
 #include "reference/random.h"
 #include "reference/rounding.h"
@@ -225,34 +226,47 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 
 namespace {
 
-// Throws the contract's rule when `dtype` (a dtype name, numpy's for a file) is not one `input`'s type
-// constraint allows; nothing for an input the contract does not declare or of a fixed dtype.
+// Throws the contract's rule when `dtype` (numpy's name of a file's dtype) is not one `input`'s type constraint
+// allows, or is stored big-endian (no reader of wgk's takes that); nothing for an input the contract does not
+// declare or of a fixed dtype.
 void check_file_dtype(const contract::Contract& contract, const std::string& input, const std::string& dtype,
-                      const std::string& source) {
+                      bool big_endian, const std::string& source) {
   const contract::Input* in = contract.find_input(input);
   const contract::TypeConstraint* tc = in ? contract.find_type_constraint(in->dtype) : nullptr;
   if (!tc) return;
   std::string allowed;
+  bool ok = false;
   for (DType d : tc->allowed) {
-    if (dtype_name(d) == dtype) return;
+    ok = ok || dtype_name(d) == dtype;
     allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
   }
-  throw Error(ErrorKind::kInvalidArgument,
-              source + ": input " + in->name + (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") +
-                  ": dtype " + dtype + " is not allowed for type " + tc->name + " (allowed: " + allowed + ")");
+  if (ok && !big_endian) return;
+  const std::string what = source + ": input " + in->name +
+                           (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") + ": dtype " + dtype;
+  const std::string hint = "stored big-endian: save it little-endian, x.astype(x.dtype.newbyteorder('<'))";
+  if (ok)
+    throw Error(ErrorKind::kInvalidArgument, what + " " + hint + " (type " + tc->name + " allows " + allowed + ", little-endian)");
+  throw Error(ErrorKind::kInvalidArgument, what + " is not allowed for type " + tc->name + " (allowed: " + allowed + ")" +
+                                               (big_endian ? "; the file is also " + hint : ""));
 }
 
 }  // namespace
 
-void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
-                       const std::function<std::string(const std::string& name)>& source) {
-  for (const auto& [name, t] : inputs) check_file_dtype(contract, name, std::string(dtype_name(t.dtype)), source(name));
-}
-
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source) {
-  check_file_dtype(contract, input, io::read_npy_dtype_name(file), source);
+  bool big_endian = false;
+  const std::string dtype = io::read_npy_dtype_name(file, &big_endian);
+  check_file_dtype(contract, input, dtype, big_endian, source);
   return io::read_npy(file);
+}
+
+Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
+                               const std::string& source) {
+  for (const auto& [name, dtype] : io::read_safetensors_dtype_names(file))
+    check_file_dtype(contract, name, dtype, false, source + " tensor '" + name + "'");
+  Tensors out;
+  for (auto& [name, t] : io::read_safetensors(file).tensors) out.emplace(name, std::move(t));
+  return out;
 }
 
 OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,
