@@ -134,8 +134,9 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
   return {name, floats};
 }
 
-Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
-  Attributes out;
+namespace {
+
+std::vector<std::string> joined_specs(const std::vector<std::string>& specs) {
   // The option's comma delimiter splits a list ("perm=[0,2,1,3]") into pieces: join them again up to its ']'.
   // Only a value that starts with '[' is a list, and a piece holding '=' is the next NAME=VALUE, never an
   // element: "tag=run[1" stays text, "perm=[0,2" before "alpha=3" is an unclosed list (an error below).
@@ -151,12 +152,50 @@ Attributes parse_name_values(const std::vector<std::string>& specs, const std::s
       joined.push_back(spec);
     }
   }
-  for (const std::string& spec : joined) {
+  return joined;
+}
+
+}  // namespace
+
+Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
+  Attributes out;
+  for (const std::string& spec : joined_specs(specs)) {
     auto [name, value] = parse_name_value(spec, option);
     if (!out.emplace(name, std::move(value)).second)
       throw Error(ErrorKind::kInvalidArgument, option + " " + name + " is given twice");
   }
   return out;
+}
+
+void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
+                               const std::string& option) {
+  for (const std::string& spec : joined_specs(specs)) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) continue;  // parse_name_value's error
+    const contract::Attribute* a = contract.find_attribute(spec.substr(0, eq));
+    if (!a || (a->type != contract::AttributeType::kInt && a->type != contract::AttributeType::kInts)) continue;
+    const std::string text = spec.substr(eq + 1);
+    const bool list = a->type == contract::AttributeType::kInts;
+    if (list && (text.size() < 2 || text.front() != '[' || text.back() != ']')) continue;  // the contract's rule
+    const std::string inner = list ? text.substr(1, text.size() - 2) : text;
+    const std::vector<std::string> elements = list ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner))
+                                                   : std::vector<std::string>{text};
+    for (std::size_t k = 0; k < elements.size(); ++k) {
+      const std::string& t = elements[k];
+      const std::string what = option + " " + spec + ": attribute " + a->name + " is ONNX " + (list ? "INTS" : "INT") +
+                               (list ? ", element " + std::to_string(k) + " '" : ": '") + t + "' ";
+      if (is_decimal_integer(t)) {
+        std::int64_t i = 0;
+        const char* end = t.data() + t.size();
+        const auto [stop, ec] = std::from_chars(t.data() + (t.front() == '+' ? 1 : 0), end, i);
+        if (ec != std::errc{} || stop != end)
+          throw Error(ErrorKind::kInvalidArgument, what + "is past int64's range [-9223372036854775808, 9223372036854775807]");
+      } else if (is_decimal_number(t)) {
+        throw Error(ErrorKind::kInvalidArgument,
+                    what + "is a decimal number, not a decimal integer (digits 0-9 with an optional sign)");
+      }
+    }
+  }
 }
 
 AttributeValue attribute_from_value(const expr::Value& v) {
