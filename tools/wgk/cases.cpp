@@ -299,6 +299,14 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
   return io::read_npy(file);
 }
 
+void check_case_input_dtypes(const contract::Contract& contract, const nlohmann::json& entry, const std::string& where) {
+  if (!entry.is_object() || !entry.contains("inputs") || !entry["inputs"].is_object()) return;  // case_from_json's error
+  const std::string at = where + " (" + entry.value("name", "") + ").inputs.";
+  for (const auto& [name, spec] : entry["inputs"].items())
+    if (spec.is_object() && spec.contains("dtype") && spec["dtype"].is_string())
+      check_file_dtype(contract, name, spec["dtype"].get<std::string>(), false, at + name);
+}
+
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source) {
   for (const auto& [name, dtype] : io::read_safetensors_dtype_names(file))

@@ -97,6 +97,14 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source);
 
+/// Refuses a test.json case `entry` (`where`: "<id>: test.json: cases[i]") whose `inputs.<name>.dtype` its input's
+/// type constraint does not allow, as read_input_npy refuses a file: a case holds ONNX data, so uint32 for
+/// positionIds (type M: int64) is refused though the C++ API takes it, and int32 gets the rule, not "unknown
+/// dtype". Throws wgk::Error (kInvalidArgument) "<where> (<case>).inputs.positionIds: input positionIds
+/// (position_ids): dtype uint32 is not allowed for type M (allowed: int64)". Entries without a string `dtype`, and
+/// inputs the contract does not declare or of a fixed dtype, are left to case_from_json and the call.
+void check_case_input_dtypes(const contract::Contract& contract, const nlohmann::json& entry, const std::string& where);
+
 /// Compares every output of `expected` (values in double, e.g. a CPU reference) with the same-named tensor of
 /// `actual`. Expected values are first rounded to the actual output's floating dtype, as a correct kernel's
 /// store rounds (a true value past the dtype's range is its infinity; one below its smallest subnormal is 0).
