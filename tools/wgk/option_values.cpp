@@ -97,4 +97,20 @@ std::filesystem::path output_folder(const std::string& option, const std::string
   return path;
 }
 
+std::filesystem::path output_file(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string rule = " (" + option + " names a file to write; its folder is created when missing)";
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(ErrorKind::kIo, option + " " + path + ": a folder, not a file" + rule);
+  const fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) return path;
+  const fs::file_status status = fs::status(folder, ec);
+  if (fs::exists(status) && !fs::is_directory(status))
+    throw Error(ErrorKind::kIo, option + " " + path + ": its folder " + folder.string() + ": " +
+                                    (fs::is_regular_file(status) ? "a file, not a folder" : "not a folder") + rule);
+  fs::create_directories(folder, ec);
+  if (ec) throw Error(ErrorKind::kIo, option + " " + path + ": cannot create its folder " + folder.string() + ": " + ec.message() + rule);
+  return path;
+}
+
 }  // namespace wgk::cli

@@ -68,4 +68,10 @@ CLI::Option* non_empty(CLI::Option* option);
 /// folder (--plans names a folder to write into, created when missing)") or cannot be created (the system's reason).
 std::filesystem::path output_folder(const std::string& option, const std::string& path);
 
+/// `path`, given to `option`, as a file to write: its folder is created with its parents when missing (as
+/// output_folder), before the work whose result it will hold. Throws wgk::Error (kIo) naming the option, the path
+/// and the rule when the path is a folder, or its folder cannot be made ("--json d/x.json: its folder d: a file,
+/// not a folder (--json names a file to write; its folder is created when missing)").
+std::filesystem::path output_file(const std::string& option, const std::string& path);
+
 }  // namespace wgk::cli
