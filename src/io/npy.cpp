@@ -227,8 +227,7 @@ std::string dtype_name_of_descr(const std::string& d) {
 }  // namespace
 
 std::string read_npy_dtype_name(const std::filesystem::path& path, bool* big_endian) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path.string(), "cannot open the file");
+  std::ifstream in = open_file(path);
   std::vector<std::byte> head(kMagicSize + 2 + 4 + kMaxHeaderBytes);
   in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));

@@ -162,8 +162,7 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path) {
 }
 
 std::map<std::string, std::string> read_safetensors_dtype_names(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path.string(), "cannot open the file");
+  std::ifstream in = open_file(path);
   std::vector<std::byte> head(kPrefix);
   in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(kPrefix));
   head.resize(static_cast<std::size_t>(in.gcount()));

@@ -289,10 +289,22 @@ void check_file_dtype(const contract::Contract& contract, const std::string& inp
                                                (big_endian ? "; the file is also " + hint : ""));
 }
 
+// Throws "<source>: unknown input '<name>'; expected inputs: ..." (the boundary's wording) when `contract`
+// declares no input `name` (argument or ONNX name).
+void known_input(const contract::Contract& contract, const std::string& name, const std::string& source) {
+  if (contract.find_input(name)) return;
+  std::string expected;
+  for (const auto& in : contract.inputs)
+    expected += (expected.empty() ? "" : ", ") + in.name + (!in.onnx_name.empty() && in.onnx_name != in.name ? " (" + in.onnx_name + ")" : "") +
+                (in.optional ? " [optional]" : "");
+  throw Error(ErrorKind::kInvalidArgument, source + ": unknown input '" + name + "'; expected inputs: " + expected);
+}
+
 }  // namespace
 
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source) {
+  known_input(contract, input, source);
   bool big_endian = false;
   const std::string dtype = io::read_npy_dtype_name(file, &big_endian);
   check_file_dtype(contract, input, dtype, big_endian, source);
@@ -309,7 +321,9 @@ void check_case_input_dtypes(const contract::Contract& contract, const nlohmann:
 
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source) {
-  for (const auto& [name, dtype] : io::read_safetensors_dtype_names(file))
+  const std::map<std::string, std::string> dtypes = io::read_safetensors_dtype_names(file);
+  for (const auto& [name, dtype] : dtypes) known_input(contract, name, source + " tensor '" + name + "'");
+  for (const auto& [name, dtype] : dtypes)
     check_file_dtype(contract, name, dtype, false, source + " tensor '" + name + "'");
   Tensors out;
   for (auto& [name, t] : io::read_safetensors(file).tensors) out.emplace(name, std::move(t));
