@@ -62,15 +62,15 @@ CLI::Option* number_in(CLI::Option* option, double min, double max) {
   option->transform(CLI::Validator(
       [rule, min, max](std::string& text) -> std::string {
         if (!is_decimal_number(text))
-          return text + " is not " + rule + ": not a decimal number (digits, a sign, '.' and an exponent; no nan, inf or hex)";
+          return "'" + text + "' is not " + rule + ": not a decimal number (digits, a sign, '.' and an exponent; no nan, inf or hex)";
         double value = 0;
         try {
-          value = decimal_number(text, text + " is not " + rule);
+          value = decimal_number(text, "'" + text + "' is not " + rule);
         } catch (const Error& e) {
           return e.what();
         }
-        if (value < min) return text + " is not " + rule + ": below " + number_text(min);
-        if (value > max) return text + " is not " + rule + ": above " + number_text(max);
+        if (value < min) return "'" + text + "' is not " + rule + ": below " + number_text(min);
+        if (value > max) return "'" + text + "' is not " + rule + ": above " + number_text(max);
         text = number_text(value);
         return {};
       },
