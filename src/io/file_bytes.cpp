@@ -9,9 +9,16 @@
 
 namespace wgk::io {
 
-std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
+std::ifstream open_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(ErrorKind::kIo, path.string() + ": a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::kIo, path.string() + ": cannot open for reading (" + std::strerror(errno) + ")");
+  return in;
+}
+
+std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in = open_file(path);
   std::vector<std::byte> bytes;
   char buffer[1 << 16];
   while (in) {

@@ -226,13 +226,14 @@ std::string dtype_name_of_descr(const std::string& d) {
 
 }  // namespace
 
-std::string read_npy_dtype_name(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path.string(), "cannot open the file");
+std::string read_npy_dtype_name(const std::filesystem::path& path, bool* big_endian) {
+  std::ifstream in = open_file(path);
   std::vector<std::byte> head(kMagicSize + 2 + 4 + kMaxHeaderBytes);
   in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
-  return dtype_name_of_descr(read_preamble(head, path.string()).header.descr);
+  const std::string descr = read_preamble(head, path.string()).header.descr;
+  if (big_endian) *big_endian = !descr.empty() && descr[0] == '>';
+  return dtype_name_of_descr(descr);
 }
 
 HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source) {

@@ -27,8 +27,9 @@ HostTensor decode_npy(std::span<const std::byte> bytes, std::string_view source)
 /// The dtype of the .npy file at `path` as numpy names it, byte order aside ("float32", "int64", "int32",
 /// "float64", "bool"; the descr itself for another kind), from its preamble and header alone: for a caller that
 /// refuses a file by the rules of its use (an input's type constraint) before it is read. Throws wgk::Error
-/// (kIo) as read_npy for a file that cannot be opened or a malformed preamble or header.
-std::string read_npy_dtype_name(const std::filesystem::path& path);
+/// (kIo) as read_npy for a file that cannot be opened or a malformed preamble or header. `big_endian`, when
+/// given, is set to whether the file stores its elements big-endian (descr '>...'), which read_npy refuses.
+std::string read_npy_dtype_name(const std::filesystem::path& path, bool* big_endian = nullptr);
 
 /// Writes `tensor` as a version 1.0 .npy file (header padded so data starts at a multiple of 64 bytes,
 /// as numpy does). Throws wgk::Error (kInvalidArgument) when tensor.data is not numel * element size

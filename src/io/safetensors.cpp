@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -27,24 +28,9 @@ std::optional<DType> dtype_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-struct Entry {
-  std::string name;
-  std::uint64_t begin = 0, end = 0;
-};
-
-}  // namespace
-
-std::string_view safetensors_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return "F32";
-    case DType::kFloat16: return "F16";
-    case DType::kInt64: return "I64";
-    case DType::kUInt32: return "U32";
-  }
-  return "?";
-}
-
-SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string_view source) {
+// The JSON header of `bytes` (the 8-byte length, then the header; the buffer may follow), or the fault naming
+// `source`; its length in *length.
+nlohmann::json parse_header(std::span<const std::byte> bytes, std::string_view source, std::uint64_t* length) {
   if (bytes.size() < kPrefix)
     fail(source, "not a .safetensors file: " + std::to_string(bytes.size()) + " bytes, shorter than the 8-byte header length");
   std::uint64_t header_len = 0;
@@ -64,6 +50,30 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
   }
   if (!header.is_object()) fail(source, ".safetensors header is not a JSON object but " + std::string(header.type_name()));
 
+  *length = header_len;
+  return header;
+}
+
+struct Entry {
+  std::string name;
+  std::uint64_t begin = 0, end = 0;
+};
+
+}  // namespace
+
+std::string_view safetensors_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "F32";
+    case DType::kFloat16: return "F16";
+    case DType::kInt64: return "I64";
+    case DType::kUInt32: return "U32";
+  }
+  return "?";
+}
+
+SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string_view source) {
+  std::uint64_t header_len = 0;
+  const nlohmann::json header = parse_header(bytes, source, &header_len);
   const std::span<const std::byte> buffer = bytes.subspan(kPrefix + header_len);
   SafetensorsFile file;
   std::vector<Entry> entries;
@@ -149,6 +159,41 @@ SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string
 
 SafetensorsFile read_safetensors(const std::filesystem::path& path) {
   return decode_safetensors(read_file_bytes(path), path.string());
+}
+
+std::map<std::string, std::string> read_safetensors_dtype_names(const std::filesystem::path& path) {
+  std::ifstream in = open_file(path);
+  std::vector<std::byte> head(kPrefix);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(kPrefix));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (head.size() == kPrefix) {
+    std::uint64_t header_len = 0;
+    for (std::size_t i = 0; i < kPrefix; ++i) header_len |= std::to_integer<std::uint64_t>(head[i]) << (8 * i);
+    head.resize(kPrefix + std::min(header_len, kMaxHeaderBytes + 1));
+    in.read(reinterpret_cast<char*>(head.data() + kPrefix), static_cast<std::streamsize>(head.size() - kPrefix));
+    head.resize(kPrefix + static_cast<std::size_t>(in.gcount()));
+  }
+  std::uint64_t header_len = 0;
+  std::map<std::string, std::string> out;
+  const nlohmann::json header = parse_header(head, path.string(), &header_len);
+  for (const auto& [name, value] : header.items()) {
+    if (name == "__metadata__" || !value.is_object()) continue;
+    const auto dtype = value.find("dtype");
+    if (dtype == value.end() || !dtype->is_string()) continue;
+    // numpy's names: F64 float64, I32 int32, U8 uint8, BF16 bfloat16, BOOL bool; another (F8_E4M3) as it is.
+    const std::string s = dtype->get<std::string>();
+    const std::size_t digits = s.find_first_of("0123456789");
+    const std::string kind = s.substr(0, digits == std::string::npos ? s.size() : digits);
+    const std::string bits = digits == std::string::npos ? "" : s.substr(digits);
+    const bool plain = !bits.empty() && bits.find_first_not_of("0123456789") == std::string::npos;
+    if (s == "BOOL") out[name] = "bool";
+    else if (plain && kind == "F") out[name] = "float" + bits;
+    else if (plain && kind == "BF") out[name] = "bfloat" + bits;
+    else if (plain && kind == "I") out[name] = "int" + bits;
+    else if (plain && kind == "U") out[name] = "uint" + bits;
+    else out[name] = s;
+  }
+  return out;
 }
 
 std::vector<std::byte> encode_safetensors(const std::map<std::string, HostTensor>& tensors,

@@ -34,6 +34,13 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path);
 /// Same as read_safetensors on bytes already in memory; `source` names them in error messages.
 SafetensorsFile decode_safetensors(std::span<const std::byte> bytes, std::string_view source);
 
+/// The dtype of every tensor of the .safetensors file at `path` as numpy names it ("F32" float32, "I32" int32,
+/// "F64" float64, "BF16" bfloat16, "BOOL" bool; another as the file spells it), from its header alone: for a
+/// caller that refuses a tensor by the rules of its use (an input's type constraint) before the file is read.
+/// Entries without a string dtype are left out (read_safetensors names their fault). Throws wgk::Error (kIo) as
+/// read_safetensors for a file that cannot be opened or a header that is truncated, too long or not JSON.
+std::map<std::string, std::string> read_safetensors_dtype_names(const std::filesystem::path& path);
+
 /// Writes `tensors` (laid out in name order, contiguous) and `metadata` as `__metadata__` (omitted when
 /// empty). The JSON header is padded with spaces to a multiple of 8 bytes, as the reference writer does.
 /// Throws wgk::Error (kInvalidArgument) when a tensor's data is not numel * element size bytes or a name is

@@ -207,6 +207,11 @@ np.save(D + '/fortran.npy', np.asfortranarray(np.zeros((2, 3), dtype='<f4')))
   EXPECT_EQ(read_npy_dtype_name(dir / "f8.npy"), "float64");
   EXPECT_EQ(read_npy_dtype_name(dir / "i4.npy"), "int32");
   EXPECT_EQ(read_npy_dtype_name(dir / "be.npy"), "float32");  // byte order aside
+  bool big_endian = false;
+  EXPECT_EQ(read_npy_dtype_name(dir / "be.npy", &big_endian), "float32");
+  EXPECT_TRUE(big_endian) << "be.npy's descr is '>f4'";
+  EXPECT_EQ(read_npy_dtype_name(dir / "i4.npy", &big_endian), "int32");
+  EXPECT_FALSE(big_endian) << "i4.npy's descr is '<i4'";
   expect("be.npy", {"'>f4'", "big-endian", "newbyteorder('<')"});
   expect("fortran.npy", {"fortran_order", "[2, 3]", "np.ascontiguousarray(x)"});
 }

@@ -3,6 +3,7 @@
 #include "io/safetensors.h"
 
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,32 @@ TEST(Safetensors, EveryTruncationOfAValidFileIsAnIoError) {
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kIo) << e.what();
     }
+  }
+}
+
+// The dtypes from the header alone, in numpy's names (the safetensors README's dtype list: F64, I32, BF16, BOOL,
+// F8_E4M3), for dtypes read_safetensors refuses too; a file that cannot be opened is kIo naming it.
+TEST(Safetensors, DtypeNamesFromTheHeader) {
+  ScratchDir dir("dtype_names");
+  const auto entry = [](const std::string& name, const std::string& dtype, const std::string& shape, int b, int e) {
+    return "\"" + name + "\": {\"dtype\": \"" + dtype + "\", \"shape\": " + shape + ", \"data_offsets\": [" +
+           std::to_string(b) + ", " + std::to_string(e) + "]}";
+  };
+  const std::string header = "{\"__metadata__\":{\"k\":\"v\"}," + entry("a", "F64", "[1]", 0, 8) + "," +
+                             entry("b", "I32", "[1]", 8, 12) + "," + entry("c", "BF16", "[1]", 12, 14) + "," +
+                             entry("d", "BOOL", "[2]", 14, 16) + "," + entry("e", "F8_E4M3", "[1]", 16, 17) + "," +
+                             entry("f", "U8", "[1]", 17, 18) + "}";
+  const std::vector<std::byte> bytes = file_with(header, 18);
+  std::ofstream(dir / "t.safetensors", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const std::map<std::string, std::string> want = {{"a", "float64"}, {"b", "int32"}, {"c", "bfloat16"},
+                                                   {"d", "bool"},    {"e", "F8_E4M3"}, {"f", "uint8"}};
+  EXPECT_EQ(read_safetensors_dtype_names(dir / "t.safetensors"), want);
+  try {
+    read_safetensors_dtype_names(dir / "missing.safetensors");
+    FAIL() << "no error for a missing file";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kIo);
+    EXPECT_THAT(e.what(), HasSubstr("missing.safetensors"));
   }
 }
 

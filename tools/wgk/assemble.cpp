@@ -145,6 +145,8 @@ WGK_COMMAND("assemble",
   sub.add_option("family", *family, "family folder holding family.json and the shared sources")->required();
   sub.add_flag("--check", *check, "change nothing; exit 1 if a package's file or metadata.json differs");
   return [family, check]() -> int {
+    if (family->empty())
+      throw Error(ErrorKind::kInvalidArgument, "wgk assemble: the family folder '' is empty: name a folder holding family.json");
     // Absolute and normal, without a trailing separator: "families/RotaryEmbedding/" and "." name the family too.
     fs::path dir = fs::absolute(fs::path(*family)).lexically_normal();
     if (dir.filename().empty()) dir = dir.parent_path();

@@ -195,9 +195,10 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
   add_package_options(sub, o->pin);
   add_device_options(sub, o->gpu_timeout_s);
   sub.add_option("--filter", o->filter, "only cases whose name contains this");
-  non_empty(sub.add_option("--json", o->json, "write the results as JSON"));
-  non_empty(sub.add_option("--csv", o->csv, "write the results as CSV"));
-  non_empty(sub.add_option("--plot", o->plot, "write an SVG plot of GB/s against bytes moved (needs gnuplot)"));
+  non_empty(sub.add_option("--json", o->json, "write the results as JSON (its folder created when missing, before the run)"));
+  non_empty(sub.add_option("--csv", o->csv, "write the results as CSV (its folder created when missing, before the run)"));
+  non_empty(sub.add_option("--plot", o->plot,
+                           "write an SVG plot of GB/s against bytes moved (needs gnuplot; its folder created when missing, before the run)"));
   integer_in(sub.add_option("--warmup", o->warmup, "untimed repetitions before timing"), 0, 100000);
   integer_in(sub.add_option("--iterations", o->iterations, "timed repetitions per round"), 1, 1000000);
   integer_in(sub.add_option("--rounds", o->rounds,
@@ -235,6 +236,9 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
                                }
                                return text.str();
                              }, value));
+    const std::pair<const char*, const std::string*> outputs[] = {{"--json", &o->json}, {"--csv", &o->csv}, {"--plot", &o->plot}};
+    for (const auto& [option, path] : outputs)
+      if (!path->empty()) output_file(option, *path);  // before any GPU work: a bad path fails first
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     {
       // Every id through the store (or --package, checked against any pin), printed as run.

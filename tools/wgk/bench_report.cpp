@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -19,7 +21,7 @@ namespace {
 
 std::ofstream open_out(const std::string& path) {
   std::ofstream f(path);
-  if (!f) throw Error(ErrorKind::kIo, "cannot write " + path);
+  if (!f) throw Error(ErrorKind::kIo, "cannot write " + path + ": " + std::strerror(errno));
   return f;
 }
 

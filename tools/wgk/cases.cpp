@@ -12,6 +12,7 @@
 #include "contract/contract.h"
 #include "plan/plan.h"
 #include "io/npy.h"
+#include "io/safetensors.h"
 #include "reference/op.h"
 #include "reference/random.h"
 #include "reference/rounding.h"
@@ -133,8 +134,9 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
   return {name, floats};
 }
 
-Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
-  Attributes out;
+namespace {
+
+std::vector<std::string> joined_specs(const std::vector<std::string>& specs) {
   // The option's comma delimiter splits a list ("perm=[0,2,1,3]") into pieces: join them again up to its ']'.
   // Only a value that starts with '[' is a list, and a piece holding '=' is the next NAME=VALUE, never an
   // element: "tag=run[1" stays text, "perm=[0,2" before "alpha=3" is an unclosed list (an error below).
@@ -150,12 +152,50 @@ Attributes parse_name_values(const std::vector<std::string>& specs, const std::s
       joined.push_back(spec);
     }
   }
-  for (const std::string& spec : joined) {
+  return joined;
+}
+
+}  // namespace
+
+Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option) {
+  Attributes out;
+  for (const std::string& spec : joined_specs(specs)) {
     auto [name, value] = parse_name_value(spec, option);
     if (!out.emplace(name, std::move(value)).second)
       throw Error(ErrorKind::kInvalidArgument, option + " " + name + " is given twice");
   }
   return out;
+}
+
+void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
+                               const std::string& option) {
+  for (const std::string& spec : joined_specs(specs)) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) continue;  // parse_name_value's error
+    const contract::Attribute* a = contract.find_attribute(spec.substr(0, eq));
+    if (!a || (a->type != contract::AttributeType::kInt && a->type != contract::AttributeType::kInts)) continue;
+    const std::string text = spec.substr(eq + 1);
+    const bool list = a->type == contract::AttributeType::kInts;
+    if (list && (text.size() < 2 || text.front() != '[' || text.back() != ']')) continue;  // the contract's rule
+    const std::string inner = list ? text.substr(1, text.size() - 2) : text;
+    const std::vector<std::string> elements = list ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner))
+                                                   : std::vector<std::string>{text};
+    for (std::size_t k = 0; k < elements.size(); ++k) {
+      const std::string& t = elements[k];
+      const std::string what = option + " " + spec + ": attribute " + a->name + " is ONNX " + (list ? "INTS" : "INT") +
+                               (list ? ", element " + std::to_string(k) + " '" : ": '") + t + "' ";
+      if (is_decimal_integer(t)) {
+        std::int64_t i = 0;
+        const char* end = t.data() + t.size();
+        const auto [stop, ec] = std::from_chars(t.data() + (t.front() == '+' ? 1 : 0), end, i);
+        if (ec != std::errc{} || stop != end)
+          throw Error(ErrorKind::kInvalidArgument, what + "is past int64's range [-9223372036854775808, 9223372036854775807]");
+      } else if (is_decimal_number(t)) {
+        throw Error(ErrorKind::kInvalidArgument,
+                    what + "is a decimal number, not a decimal integer (digits 0-9 with an optional sign)");
+      }
+    }
+  }
 }
 
 AttributeValue attribute_from_value(const expr::Value& v) {
@@ -225,34 +265,69 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 
 namespace {
 
-// Throws the contract's rule when `dtype` (a dtype name, numpy's for a file) is not one `input`'s type
-// constraint allows; nothing for an input the contract does not declare or of a fixed dtype.
+// Throws the contract's rule when `dtype` (numpy's name of a file's dtype) is not one `input`'s type constraint
+// allows, or is stored big-endian (no reader of wgk's takes that); nothing for an input the contract does not
+// declare or of a fixed dtype.
 void check_file_dtype(const contract::Contract& contract, const std::string& input, const std::string& dtype,
-                      const std::string& source) {
+                      bool big_endian, const std::string& source) {
   const contract::Input* in = contract.find_input(input);
   const contract::TypeConstraint* tc = in ? contract.find_type_constraint(in->dtype) : nullptr;
   if (!tc) return;
   std::string allowed;
+  bool ok = false;
   for (DType d : tc->allowed) {
-    if (dtype_name(d) == dtype) return;
+    ok = ok || dtype_name(d) == dtype;
     allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
   }
-  throw Error(ErrorKind::kInvalidArgument,
-              source + ": input " + in->name + (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") +
-                  ": dtype " + dtype + " is not allowed for type " + tc->name + " (allowed: " + allowed + ")");
+  if (ok && !big_endian) return;
+  const std::string what = source + ": input " + in->name +
+                           (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") + ": dtype " + dtype;
+  const std::string hint = "stored big-endian: save it little-endian, x.astype(x.dtype.newbyteorder('<'))";
+  if (ok)
+    throw Error(ErrorKind::kInvalidArgument, what + " " + hint + " (type " + tc->name + " allows " + allowed + ", little-endian)");
+  throw Error(ErrorKind::kInvalidArgument, what + " is not allowed for type " + tc->name + " (allowed: " + allowed + ")" +
+                                               (big_endian ? "; the file is also " + hint : ""));
+}
+
+// Throws "<source>: unknown input '<name>'; expected inputs: ..." (the boundary's wording) when `contract`
+// declares no input `name` (argument or ONNX name).
+void known_input(const contract::Contract& contract, const std::string& name, const std::string& source) {
+  if (contract.find_input(name)) return;
+  std::string expected;
+  for (const auto& in : contract.inputs)
+    expected += (expected.empty() ? "" : ", ") + in.name + (!in.onnx_name.empty() && in.onnx_name != in.name ? " (" + in.onnx_name + ")" : "") +
+                (in.optional ? " [optional]" : "");
+  throw Error(ErrorKind::kInvalidArgument, source + ": unknown input '" + name + "'; expected inputs: " + expected);
 }
 
 }  // namespace
 
-void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
-                       const std::function<std::string(const std::string& name)>& source) {
-  for (const auto& [name, t] : inputs) check_file_dtype(contract, name, std::string(dtype_name(t.dtype)), source(name));
-}
-
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source) {
-  check_file_dtype(contract, input, io::read_npy_dtype_name(file), source);
+  known_input(contract, input, source);
+  bool big_endian = false;
+  const std::string dtype = io::read_npy_dtype_name(file, &big_endian);
+  check_file_dtype(contract, input, dtype, big_endian, source);
   return io::read_npy(file);
+}
+
+void check_case_input_dtypes(const contract::Contract& contract, const nlohmann::json& entry, const std::string& where) {
+  if (!entry.is_object() || !entry.contains("inputs") || !entry["inputs"].is_object()) return;  // case_from_json's error
+  const std::string at = where + " (" + entry.value("name", "") + ").inputs.";
+  for (const auto& [name, spec] : entry["inputs"].items())
+    if (spec.is_object() && spec.contains("dtype") && spec["dtype"].is_string())
+      check_file_dtype(contract, name, spec["dtype"].get<std::string>(), false, at + name);
+}
+
+Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
+                               const std::string& source) {
+  const std::map<std::string, std::string> dtypes = io::read_safetensors_dtype_names(file);
+  for (const auto& [name, dtype] : dtypes) known_input(contract, name, source + " tensor '" + name + "'");
+  for (const auto& [name, dtype] : dtypes)
+    check_file_dtype(contract, name, dtype, false, source + " tensor '" + name + "'");
+  Tensors out;
+  for (auto& [name, t] : io::read_safetensors(file).tensors) out.emplace(name, std::move(t));
+  return out;
 }
 
 OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,

@@ -78,23 +78,34 @@ OutputNames output_names(const contract::Contract& contract, const std::vector<s
 /// `option` and the value for an empty name: an empty value, or a comma with no name before or after it.
 std::vector<std::string> name_list(const std::vector<std::string>& values, const std::string& option);
 
-/// Refuses a tensor read from a file (`wgk run --input` .npy or .safetensors, a case folder's .npy) whose dtype
-/// its input's type constraint does not allow: the contract's rule (ONNX's type of the input, e.g. M = int64
-/// for position_ids). The C++ API also takes uint32 for an int64 input that the runtime narrows to uint32 (the
-/// caller narrowed it, plan/boundary.h); a file holds ONNX data and gets no such allowance. `inputs` by contract
-/// or ONNX names; inputs the contract does not declare, or of a fixed dtype, are left to the call's checks.
-/// `source(name)` says where the tensor came from. Throws wgk::Error (kInvalidArgument) "<source>: input
-/// positionIds (position_ids): dtype uint32 is not allowed for type M (allowed: int64)".
-void check_file_dtypes(const contract::Contract& contract, const Tensors& inputs,
-                       const std::function<std::string(const std::string& name)>& source);
-
-/// Reads the .npy `file` given for `input` (a contract or ONNX name), first refusing it as check_file_dtypes
-/// does when its dtype (numpy's name, byte order aside: io::read_npy_dtype_name) is not one the input's type
-/// constraint allows, including dtypes wgk holds no tensor of: "<source>: input positionIds (position_ids): dtype
-/// int32 is not allowed for type M (allowed: int64)". A file for an input the contract does not declare, or of a
-/// fixed dtype, is read by io::read_npy, whose errors (kIo) name the file.
+/// Reads the .npy `file` given for `input` (a contract or ONNX name), first refusing it when its dtype (numpy's
+/// name: io::read_npy_dtype_name) is not one the input's type constraint allows (the contract's rule, ONNX's type
+/// of the input, e.g. M = int64 for position_ids), including dtypes wgk holds no tensor of, or when it is stored
+/// big-endian. The C++ API also takes uint32 for an int64 input that the runtime narrows to uint32 (the caller
+/// narrowed it, plan/boundary.h); a file holds ONNX data and gets no such allowance. Throws wgk::Error
+/// (kInvalidArgument) "<source>: input positionIds (position_ids): dtype int32 is not allowed for type M
+/// (allowed: int64)", or "...: dtype int64 stored big-endian: save it little-endian, ... (type M allows int64,
+/// little-endian)". An input the contract does not declare is refused before the file is opened ("<source>:
+/// unknown input 'foo'; expected inputs: ..."); a file of a fixed-dtype input is read by io::read_npy, whose
+/// errors (kIo) name the file (a folder: "a folder, not a file").
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source);
+
+/// Reads every tensor of the .safetensors `file` (names: contract or ONNX input names), first refusing one whose
+/// dtype (from the header: io::read_safetensors_dtype_names) its input's type constraint does not allow, as
+/// read_input_npy does: "<source> tensor 'position_ids': input positionIds (position_ids): dtype int32 is not
+/// allowed for type M (allowed: int64)"; a tensor no input of the contract is named is refused first, as by
+/// read_input_npy. Other faults are io::read_safetensors's (kIo, naming the file).
+Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
+                               const std::string& source);
+
+/// Refuses a test.json case `entry` (`where`: "<id>: test.json: cases[i]") whose `inputs.<name>.dtype` its input's
+/// type constraint does not allow, as read_input_npy refuses a file: a case holds ONNX data, so uint32 for
+/// positionIds (type M: int64) is refused though the C++ API takes it, and int32 gets the rule, not "unknown
+/// dtype". Throws wgk::Error (kInvalidArgument) "<where> (<case>).inputs.positionIds: input positionIds
+/// (position_ids): dtype uint32 is not allowed for type M (allowed: int64)". Entries without a string `dtype`, and
+/// inputs the contract does not declare or of a fixed dtype, are left to case_from_json and the call.
+void check_case_input_dtypes(const contract::Contract& contract, const nlohmann::json& entry, const std::string& where);
 
 /// Compares every output of `expected` (values in double, e.g. a CPU reference) with the same-named tensor of
 /// `actual`. Expected values are first rounded to the actual output's floating dtype, as a correct kernel's
@@ -146,6 +157,15 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
 /// (split at its commas by the option's delimiter) joined again up to its ']'; a name given twice is an error
 /// (wgk::Error kInvalidArgument "--tunable ROW_ORDER is given twice").
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option);
+
+/// Refuses a `specs` value (as parse_name_values joins them) for an attribute that `contract` types ONNX INT, or an
+/// element of one it types INTS, unless written as a decimal integer in int64's range (ONNX AttributeProto.i is
+/// an int64): "num_heads=4.0" or "=3.2e1" is refused, not read as 4 or 32, and "9223372036854775808" is past
+/// int64's range, not rounded to a double. A FLOAT attribute still takes "1". Text that is no number, and names the
+/// contract does not declare, are left to the contract's checks. Throws wgk::Error (kInvalidArgument) "--attr
+/// num_heads=4.0: attribute num_heads is ONNX INT: '4.0' is a decimal number, not a decimal integer (...)".
+void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
+                               const std::string& option);
 
 /// A contract value (an attribute default, an allowed value) as an attribute value: int, float, string
 /// or a list of them (as attribute_from_json types a list).

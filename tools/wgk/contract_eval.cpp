@@ -62,14 +62,19 @@ std::string features_text(const plan::DeviceCaps& d) {
 }  // namespace
 
 void add_contract_eval_options(CLI::App& sub, ContractEvalOptions& options) {
-  sub.add_option("--inputs", options.inputs,
-                 "evaluate for a call: name=dtype:DxDx..., comma-separated (e.g. x=float32:2x4x3x8,cos=float32:50x4)");
-  sub.add_option("--attr", options.attrs, "attribute override name=value (repeatable or comma-separated)")
-      ->delimiter(',');
-  sub.add_option("--tunable", options.tunables, "tunable override NAME=VALUE (repeatable or comma-separated)")
-      ->delimiter(',');
+  // --attr, --tunable and --device describe the call --inputs evaluates: without it they are refused (CLI11:
+  // "--attr requires --inputs"), not ignored.
+  CLI::Option* inputs = non_empty(sub.add_option(
+      "--inputs", options.inputs, "evaluate for a call: name=dtype:DxDx..., comma-separated (e.g. x=float32:2x4x3x8,cos=float32:50x4)"));
+  sub.add_option("--attr", options.attrs, "with --inputs: attribute override name=value (repeatable or comma-separated)")
+      ->delimiter(',')
+      ->needs(inputs);
+  sub.add_option("--tunable", options.tunables, "with --inputs: tunable override NAME=VALUE (repeatable or comma-separated)")
+      ->delimiter(',')
+      ->needs(inputs);
   non_empty(sub.add_option("--device", options.device,
-                           "webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)"));
+                           "with --inputs: webgpu-default | lavapipe | h200 | path to a limits JSON file (default: the adapter in use)"))
+      ->needs(inputs);
 }
 
 plan::CallSignature parse_call(const std::string& inputs, const std::vector<std::string>& attrs,
@@ -96,11 +101,7 @@ plan::CallSignature parse_call(const std::string& inputs, const std::vector<std:
     }
     if (!call.inputs.emplace(name, std::move(sig)).second) bad("--inputs: input '" + name + "' given twice");
   }
-  std::vector<std::string> given;
-  for (const std::string& a : attrs) {
-    if (!a.empty()) given.push_back(a);
-  }
-  for (const auto& [name, v] : parse_name_values(given, "--attr")) call.attrs[name] = plan::attribute_value(v);
+  for (const auto& [name, v] : parse_name_values(attrs, "--attr")) call.attrs[name] = plan::attribute_value(v);
   for (const auto& [name, v] : parse_name_values(tunables, "--tunable")) call.tunables[name] = plan::attribute_value(v);
   return call;
 }
@@ -119,6 +120,7 @@ plan::DeviceCaps parse_device(const std::string& device) {
 
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
                       std::ostream& out) {
+  check_int_attribute_texts(*contract, options.attrs, "--attr");
   const plan::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
   const plan::DeviceCaps device = parse_device(options.device);
   plan::Planner planner(contract, device, {});

@@ -174,7 +174,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   integer_in(sub.add_option_function<std::uint64_t>("--seed", [o](std::uint64_t s) { o->seed = s, o->seed_given = true; },
                                                     "seed of the case generator (default: from the clock; printed)"),
              std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max());
-  non_empty(sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy)"));
+  non_empty(sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy); the folder is created when missing, checked before any case runs"));
   sub.add_flag("--save-all", o->save_all, "with --save: write every case, passing or not");
   non_empty(sub.add_option("--oracle", o->oracle, "the ORT runner script (default tests/oracles/ort_run.mjs, from the repo root)"));
   non_empty(sub.add_option("--node", o->node, "node executable (default node)"));
@@ -190,6 +190,7 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
     for (const std::string& t : o->tunables) cmd << " --tunable " << t;
     const std::string command = cmd.str();
     std::cout << "seed: " << o->seed << "  (reproduce: " << command << ")" << std::endl;
+    if (!o->save.empty()) output_folder("--save", o->save);  // before any case runs: a file there fails first
     if (!fs::exists(o->oracle))
       throw Error(ErrorKind::kNotFound, "--oracle " + o->oracle + ": no such file (run from the repo root or pass --oracle)");
 

@@ -26,6 +26,16 @@ std::vector<fs::path> cache_roots(const std::string& cache) {
   return store::Store::default_store().roots();
 }
 
+// Refuses a --cache that exists and is not a folder, before any request (a missing one is created by download).
+void cache_not_a_file(const std::string& cache) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(cache, ec);
+  if (fs::exists(status) && !fs::is_directory(status))
+    throw Error(ErrorKind::kInvalidArgument, "--cache " + cache + ": " +
+                                                 (fs::is_regular_file(status) ? "a file" : "not a folder") +
+                                                 ", not a folder (--cache names the Hub cache root folder)");
+}
+
 }  // namespace
 
 WGK_COMMAND("download", "Fetch a package from the Hub (HF_ENDPOINT) into the Hub cache, every byte verified") {
@@ -44,7 +54,7 @@ WGK_COMMAND("download", "Fetch a package from the Hub (HF_ENDPOINT) into the Hub
   return [o]() -> int {
     package_id(o->id, "wgk download");
     store::HubOptions hub = store::HubOptions::from_environment();
-    if (!o->cache.empty()) hub.cache = o->cache;
+    if (!o->cache.empty()) cache_not_a_file(o->cache), hub.cache = o->cache;
     hub.trust_any_publisher = hub.trust_any_publisher || o->trust;
     const auto t0 = std::chrono::steady_clock::now();
     const store::HubDownload d =
@@ -75,6 +85,7 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
     (void)list;
     int faults = 0, checked = 0, roots_found = 0;
     std::string searched;
+    if (!cache->empty()) cache_not_a_file(*cache);
     for (const fs::path& root : cache_roots(*cache)) {
       std::error_code ec;
       searched += (searched.empty() ? "" : ", ") + root.string();

@@ -79,7 +79,7 @@ WGK_COMMAND("metadata", "Write a package's build/webgpu/metadata.json (sha256 of
   sub.add_option("package", *root, "package folder (README.md + build/webgpu/)")->required();
   sub.add_flag("--check", *check, "fail if metadata.json differs from what would be written");
   return [root, check]() -> int {
-    const fs::path meta_path = package_folder(*root) / "build" / "webgpu" / "metadata.json";
+    const fs::path meta_path = package_folder(*root, "build/webgpu/manifest.json") / "build" / "webgpu" / "metadata.json";
     const std::string text = package_metadata(*root);
     if (*check) {
       const bool same = fs::exists(meta_path) && read_text(meta_path) == text;

@@ -62,15 +62,15 @@ CLI::Option* number_in(CLI::Option* option, double min, double max) {
   option->transform(CLI::Validator(
       [rule, min, max](std::string& text) -> std::string {
         if (!is_decimal_number(text))
-          return text + " is not " + rule + ": not a decimal number (digits, a sign, '.' and an exponent; no nan, inf or hex)";
+          return "'" + text + "' is not " + rule + ": not a decimal number (digits, a sign, '.' and an exponent; no nan, inf or hex)";
         double value = 0;
         try {
-          value = decimal_number(text, text + " is not " + rule);
+          value = decimal_number(text, "'" + text + "' is not " + rule);
         } catch (const Error& e) {
           return e.what();
         }
-        if (value < min) return text + " is not " + rule + ": below " + number_text(min);
-        if (value > max) return text + " is not " + rule + ": above " + number_text(max);
+        if (value < min) return "'" + text + "' is not " + rule + ": below " + number_text(min);
+        if (value > max) return "'" + text + "' is not " + rule + ": above " + number_text(max);
         text = number_text(value);
         return {};
       },
@@ -94,6 +94,22 @@ std::filesystem::path output_folder(const std::string& option, const std::string
     throw Error(ErrorKind::kIo, option + " " + path + ": " + (fs::is_regular_file(status) ? "a file, not a folder" : "not a folder") + rule);
   fs::create_directories(path, ec);
   if (ec) throw Error(ErrorKind::kIo, option + " " + path + ": cannot create the folder: " + ec.message() + rule);
+  return path;
+}
+
+std::filesystem::path output_file(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string rule = " (" + option + " names a file to write; its folder is created when missing)";
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(ErrorKind::kIo, option + " " + path + ": a folder, not a file" + rule);
+  const fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) return path;
+  const fs::file_status status = fs::status(folder, ec);
+  if (fs::exists(status) && !fs::is_directory(status))
+    throw Error(ErrorKind::kIo, option + " " + path + ": its folder " + folder.string() + ": " +
+                                    (fs::is_regular_file(status) ? "a file, not a folder" : "not a folder") + rule);
+  fs::create_directories(folder, ec);
+  if (ec) throw Error(ErrorKind::kIo, option + " " + path + ": cannot create its folder " + folder.string() + ": " + ec.message() + rule);
   return path;
 }
 

@@ -28,8 +28,9 @@ double decimal_number(const std::string& text, const std::string& where);
 
 /// Makes `option` take a decimal integer in [min, max] (is_decimal_integer): the help shows the rule,
 /// "INT in [min, max]", and a value breaking it is refused by CLI11 with the same text, naming the option and the
-/// value ("--repeat: 0x10 is not INT in [0, 1000000]: not a decimal integer ..."). The value is handed to CLI11
-/// rewritten in canonical decimal, so its own conversion cannot read it in another base.
+/// value, quoted ("--repeat: '0x10' is not INT in [0, 1000000]: not a decimal integer ..."; "--repeat: '' is not
+/// ..."). -0 is 0 (for an unsigned T too). The value is handed to CLI11 rewritten in canonical decimal, so its own
+/// conversion cannot read it in another base.
 template <class T>
 CLI::Option* integer_in(CLI::Option* option, T min, T max) {
   const std::string rule = "INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
@@ -37,16 +38,18 @@ CLI::Option* integer_in(CLI::Option* option, T min, T max) {
   option->transform(CLI::Validator(
       [rule, min, max](std::string& text) -> std::string {
         if (!is_decimal_integer(text))
-          return text + " is not " + rule + ": not a decimal integer (digits 0-9 with an optional sign)";
-        const char* begin = text.data() + (text.front() == '+' ? 1 : 0);
+          return "'" + text + "' is not " + rule + ": not a decimal integer (digits 0-9 with an optional sign)";
+        // -0 is 0, for an unsigned T too (one rule with a signed one, which reads it as 0).
+        const bool negative_zero = text.front() == '-' && text.find_first_not_of('0', 1) == std::string::npos;
+        const char* begin = text.data() + (text.front() == '+' || negative_zero ? 1 : 0);
         const char* end = text.data() + text.size();
         T value{};
         const auto [stop, ec] = std::from_chars(begin, end, value);
         // Past T's range (or a sign on an unsigned T) is outside [min, max] too: below it when negative.
         const bool parsed = ec == std::errc{} && stop == end;
         if ((parsed && value < min) || (!parsed && text.front() == '-'))
-          return text + " is not " + rule + ": below " + std::to_string(min);
-        if (!parsed || value > max) return text + " is not " + rule + ": above " + std::to_string(max);
+          return "'" + text + "' is not " + rule + ": below " + std::to_string(min);
+        if (!parsed || value > max) return "'" + text + "' is not " + rule + ": above " + std::to_string(max);
         text = std::to_string(value);
         return {};
       },
@@ -55,7 +58,7 @@ CLI::Option* integer_in(CLI::Option* option, T min, T max) {
 }
 
 /// Makes `option` take a decimal number in [min, max] (is_decimal_number, then decimal_number), "FLOAT in [min,
-/// max]" in the help and in the error ("--gpu-timeout-s: nan is not FLOAT in [1e-9, 1e9]: not a decimal number
+/// max]" in the help and in the error ("--gpu-timeout-s: 'nan' is not FLOAT in [1e-9, 1e9]: not a decimal number
 /// ..."); with max infinite the rule is "FLOAT >= min" and the value must still be finite.
 CLI::Option* number_in(CLI::Option* option, double min, double max = std::numeric_limits<double>::infinity());
 
@@ -67,5 +70,11 @@ CLI::Option* non_empty(CLI::Option* option);
 /// (kIo) naming the option, the path and the rule when it exists and is not a folder ("--plans f.txt: a file, not a
 /// folder (--plans names a folder to write into, created when missing)") or cannot be created (the system's reason).
 std::filesystem::path output_folder(const std::string& option, const std::string& path);
+
+/// `path`, given to `option`, as a file to write: its folder is created with its parents when missing (as
+/// output_folder), before the work whose result it will hold. Throws wgk::Error (kIo) naming the option, the path
+/// and the rule when the path is a folder, or its folder cannot be made ("--json d/x.json: its folder d: a file,
+/// not a folder (--json names a file to write; its folder is created when missing)").
+std::filesystem::path output_file(const std::string& option, const std::string& path);
 
 }  // namespace wgk::cli

@@ -126,20 +126,23 @@ std::string path_reason(const std::string& arg, const std::string& rest) {
 
 bool names_a_path(const std::string& arg) { return path_rule(arg).has_value(); }
 
-std::filesystem::path package_folder(const std::string& arg) {
+std::filesystem::path package_folder(const std::string& arg, const std::string& mark) {
   std::error_code ec;
   if (!std::filesystem::exists(arg, ec))
-    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg +
-                                          " (give a folder holding build/webgpu/, or an id <org>/<name>)");
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (give the path of a folder holding " + mark + ")");
   if (!std::filesystem::is_directory(arg, ec))
-    throw Error(ErrorKind::kInvalidArgument, arg + " is a file, not a package folder (a folder holding build/webgpu/manifest.json)");
+    throw Error(ErrorKind::kInvalidArgument, arg + " is a file, not a package folder (a folder holding " + mark + ")");
   return arg;
 }
 
 std::filesystem::path package_folder_to_write(const std::string& arg, const std::string& what) {
-  if (!names_a_path(arg))
+  // No '/' and no such path: not an id either (an id is <org>/<name>, as the store says), so no "not the id".
+  if (!names_a_path(arg) && arg.find('/') != std::string::npos)
     throw Error(ErrorKind::kInvalidArgument, what + " takes a package folder, not the id " + arg +
                                                  ": it writes into the folder (give its path, e.g. kernels/<package>)");
+  if (!names_a_path(arg))
+    throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (" + what +
+                                          " takes a package folder: give its path, e.g. kernels/<package>)");
   std::error_code ec;
   if (!std::filesystem::exists(arg, ec))
     throw Error(ErrorKind::kNotFound, "no such package folder: " + arg + " (read as a path because " + path_reason(arg, "") + ")");

@@ -45,11 +45,15 @@ Kernel resolve_kernel(const std::string& id, const PackageSelector& s, std::shar
 bool names_a_path(const std::string& arg);
 
 /// `arg` as a package folder: it must exist and be a folder. Throws wgk::Error: kNotFound "no such package
-/// folder: <arg>" for a path that does not exist, kInvalidArgument for a file that is not a folder.
-std::filesystem::path package_folder(const std::string& arg);
+/// folder: <arg> (give the path of a folder holding <mark>)" for a path that does not exist, kInvalidArgument
+/// "<arg> is a file, not a package folder (a folder holding <mark>)". `mark`: the file that makes a folder a
+/// package for the caller (the store's build/webgpu/metadata.json; `wgk metadata`, which writes that,
+/// build/webgpu/manifest.json). An id is never suggested: the callers take folders.
+std::filesystem::path package_folder(const std::string& arg, const std::string& mark = "build/webgpu/metadata.json");
 
 /// `arg` as the folder of a package that a subcommand writes into (`wgk card` writes its README.md): a path, not an
-/// id (kInvalidArgument "<what> takes a package folder, not the id <arg> ..."), then package_folder, then the mark
+/// id (kInvalidArgument "<what> takes a package folder, not the id <arg> ..."; an arg without '/' that is no path
+/// is no id either: kNotFound "no such package folder: <arg> (<what> takes a package folder ...)"), then package_folder, then the mark
 /// every subcommand that loads a folder checks (store::check_package_folder: kNotFound "<arg>: no
 /// build/webgpu/metadata.json, so not a package folder ..."). Its files' digests are not checked: they may be
 /// mid-edit.

@@ -14,7 +14,6 @@
 #include "plan/plan.h"
 #include "resolve.h"
 #include "io/npy.h"
-#include "io/safetensors.h"
 #include "reference/compare.h"
 #include "plan/boundary.h"
 #include "wgk/introspect.h"
@@ -69,13 +68,12 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     print_kernel(kernel);
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     const auto& contract = *introspect::contract(kernel);
+    check_int_attribute_texts(contract, o->attrs, "--attr");
     // The files' dtypes by the contract's type constraints (a uint32 or int32 .npy for an int64 input is refused).
     Tensors host;
-    std::map<std::string, std::string> sources;  // input name -> the --input that gave it
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
       if (!host.emplace(name, std::move(t)).second)
         throw Error(ErrorKind::kInvalidArgument, "input " + name + " is given twice (again by " + from + ")");
-      sources[name] = "--input " + from;
     };
     for (const std::string& spec : o->inputs) {
       const auto eq = spec.find('=');
@@ -83,7 +81,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
         if (!spec.ends_with(".safetensors"))
           throw Error(ErrorKind::kInvalidArgument,
                       "--input " + spec + ": expected NAME=FILE.npy, or a .safetensors file holding named tensors");
-        for (auto& [name, t] : io::read_safetensors(spec).tensors) add(name, std::move(t), spec);
+        for (auto& [name, t] : read_input_safetensors(contract, spec, "--input " + spec)) add(name, std::move(t), spec);
       } else {
         if (eq == 0) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the input name before '=' is empty");
         if (eq + 1 == spec.size()) throw Error(ErrorKind::kInvalidArgument, "--input " + spec + ": the file after '=' is empty");
@@ -91,7 +89,6 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
         add(name, read_input_npy(contract, name, spec.substr(eq + 1), "--input " + spec), spec);
       }
     }
-    check_file_dtypes(contract, host, [&](const std::string& name) { return sources.at(name); });  // .safetensors
     // ONNX names (X, position_ids) are the contract's argument names from here on (the reference takes those).
     host = by_contract_names(contract, std::move(host));
     const OutputNames asked = output_names(contract, output_list, "--output");

@@ -40,11 +40,15 @@ void run_package(const Kernel& kernel, Tally& tally, const std::string& filter, 
     Case c;
     CaseResult r;
     try {
-      c = case_from_json(cases[i], kernel.id() + ": test.json: cases[" + std::to_string(i) + "]");
+      const std::string where = kernel.id() + ": test.json: cases[" + std::to_string(i) + "]";
+      check_case_input_dtypes(*introspect::contract(kernel), cases[i], where);
+      c = case_from_json(cases[i], where);
       if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
       for (const auto& [name, v] : tunables) c.tunables.insert_or_assign(name, v);
       r = run_case(kernel, c);
     } catch (const Error& e) {
+      if (c.name.empty() && cases[i].is_object() && cases[i].contains("name") && cases[i]["name"].is_string())
+        c.name = cases[i]["name"].get<std::string>();
       if (c.name.empty()) c.name = "cases[" + std::to_string(i) + "]";
       r.message = std::string("error: ") + e.what();
     }
