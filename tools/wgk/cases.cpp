@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <random>
 
 #include "contract/contract.h"
@@ -83,15 +84,20 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
 
 namespace {
 
+// `text` as an int64 when it is a decimal integer (is_decimal_integer) within int64's range, else nothing.
+std::optional<std::int64_t> decimal_int64(const std::string& text) {
+  if (!is_decimal_integer(text)) return std::nullopt;
+  std::int64_t i = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data() + (text.front() == '+' ? 1 : 0), end, i);
+  if (ec != std::errc{} || stop != end) return std::nullopt;
+  return i;
+}
+
 // One scalar of a command-line value: an integer when decimal, else a decimal number, else the text
 // (option_values.h: "0x10", "inf" and "nan" stay text). A decimal number past a double's range is refused, naming `where`.
 AttributeValue scalar_from_text(const std::string& text, const std::string& where) {
-  if (is_decimal_integer(text)) {
-    std::int64_t i = 0;
-    const char* end = text.data() + text.size();
-    const auto [stop, ec] = std::from_chars(text.data() + (text.front() == '+' ? 1 : 0), end, i);
-    if (ec == std::errc{} && stop == end) return i;  // past int64: a number below
-  }
+  if (const auto i = decimal_int64(text)) return *i;  // past int64: a number below
   if (!is_decimal_number(text)) return text;
   return decimal_number(text, where);
 }
@@ -185,10 +191,7 @@ void check_int_attribute_texts(const contract::Contract& contract, const std::ve
       const std::string what = option + " " + spec + ": attribute " + a->name + " is ONNX " + (list ? "INTS" : "INT") +
                                (list ? ", element " + std::to_string(k) + " '" : ": '") + t + "' ";
       if (is_decimal_integer(t)) {
-        std::int64_t i = 0;
-        const char* end = t.data() + t.size();
-        const auto [stop, ec] = std::from_chars(t.data() + (t.front() == '+' ? 1 : 0), end, i);
-        if (ec != std::errc{} || stop != end)
+        if (!decimal_int64(t))
           throw Error(ErrorKind::kInvalidArgument, what + "is past int64's range [-9223372036854775808, 9223372036854775807]");
       } else if (is_decimal_number(t)) {
         throw Error(ErrorKind::kInvalidArgument,
