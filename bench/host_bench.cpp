@@ -9,7 +9,8 @@
 // submit of one prepared small copy dispatch, the gpu::Device floor). BM_Flush: only the submit of 64
 // recorded calls' dispatches (Dawn's cost of a flush, without ours); BM_FlushCopy/bindings:2|6: the same for
 // a trivial kernel with 2 or 6 bindings (Dawn's per-dispatch cost against bind-group size; groups:1 one bind
-// group for all). The GPU is
+// group for all). BM_FlushFused/calls:K: 64 decode-like calls as 64 / K dispatches, K calls each (what fusing
+// calls would save). The GPU is
 // drained every 1024 calls (outside timing) so queued work does not pile up.
 //
 // Counter allocs_per_call: heap allocations (operator new) made by the benchmark's thread per iteration,
@@ -305,6 +306,72 @@ BENCHMARK(BM_FlushCopy)
     ->Args({6, 1})
     ->ArgNames({"bindings", "groups"})
     ->Unit(benchmark::kMicrosecond);
+
+// What fusing decode calls would save on the host (a measurement for the batch's design, no runtime change):
+// 64 RoPE-like calls (x and y per call; cos, sin and position_ids shared, read-only; a uniform per dispatch)
+// submitted as ceil(64 / K) dispatches of a trivial kernel that serves K calls, one per row of workgroups
+// (workgroup_id.y selects the call's x and y). calls:1 is today's layout (one dispatch and bind group per
+// call); calls:3 needs 9 storage buffers a stage (the H200 offers 10). Counter per_call: CPU time of the
+// submit over 64.
+void BM_FlushFused(benchmark::State& st) {
+  const auto k_calls = static_cast<int>(st.range(0));
+  auto& dev = wgk::introspect::state(*wgk::Device::default_device());
+  std::string wgsl;
+  const char* shared[] = {"cos", "sin", "pos"};
+  for (int i = 0; i < 3; ++i)
+    wgsl += "@group(0) @binding(" + std::to_string(i) + ") var<storage, read> " + shared[i] + " : array<u32>;\n";
+  wgsl += "struct Params { k : u32, pad0 : u32, pad1 : u32, pad2 : u32 }\n"
+          "@group(0) @binding(3) var<uniform> params : Params;\n";
+  for (int c = 0; c < k_calls; ++c)
+    wgsl += "@group(0) @binding(" + std::to_string(4 + 2 * c) + ") var<storage, read> x" + std::to_string(c) +
+            " : array<u32>;\n@group(0) @binding(" + std::to_string(5 + 2 * c) +
+            ") var<storage, read_write> y" + std::to_string(c) + " : array<u32>;\n";
+  wgsl += "@compute @workgroup_size(256)\nfn main(@builtin(global_invocation_id) gid : vec3<u32>) {\n"
+          "  let i = gid.x;\n  if (i >= arrayLength(&y0)) { return; }\n"
+          "  let v = cos[i] + sin[i] + pos[0] + params.k;\n";
+  for (int c = 0; c < k_calls; ++c)
+    wgsl += "  if (gid.y == " + std::to_string(c) + "u) { y" + std::to_string(c) + "[i] = x" + std::to_string(c) +
+            "[i] + v; }\n";
+  wgsl += "}\n";
+  constexpr std::uint64_t kBytes = 4096 * 4;  // x [1, 32, 1, 128] f32
+  const std::int64_t dispatch_count = (kCallsPerSubmit + k_calls - 1) / k_calls;
+  struct Objects {
+    wgk::gpu::ComputePipeline pipeline;
+    std::vector<wgk::gpu::Buffer> shared, xs, ys, params;
+    std::vector<wgk::gpu::BindGroup> groups;
+  };
+  auto objects = std::make_unique<Objects>();  // created and destroyed under the device mutex
+  std::vector<wgk::gpu::Dispatch> dispatches;
+  {
+    std::lock_guard lock(dev.mutex);
+    Objects& o = *objects;
+    o.pipeline = dev.gpu.create_compute_pipeline(wgsl, "host_bench/flush_fused");
+    for (int i = 0; i < 3; ++i) o.shared.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "in"));
+    for (std::int64_t c = 0; c < dispatch_count * k_calls; ++c) {
+      o.xs.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "x"));
+      o.ys.push_back(dev.gpu.create_buffer(kBytes, wgk::gpu::BufferUsage::kStorage, "y"));
+    }
+    for (std::int64_t d = 0; d < dispatch_count; ++d) {
+      o.params.push_back(dev.gpu.create_buffer(16, wgk::gpu::BufferUsage::kUniform, "params"));
+      std::vector<wgk::gpu::BindGroupEntry> entries;
+      for (int i = 0; i < 3; ++i) entries.push_back({static_cast<std::uint32_t>(i), &o.shared[i]});
+      entries.push_back({3, &o.params.back()});
+      for (int c = 0; c < k_calls; ++c) {
+        entries.push_back({static_cast<std::uint32_t>(4 + 2 * c), &o.xs[d * k_calls + c]});
+        entries.push_back({static_cast<std::uint32_t>(5 + 2 * c), &o.ys[d * k_calls + c]});
+      }
+      o.groups.push_back(dev.gpu.create_bind_group(o.pipeline, entries));
+    }
+    for (std::size_t d = 0; d < o.groups.size(); ++d)
+      dispatches.push_back({&o.pipeline, &o.groups[d], 16, static_cast<std::uint32_t>(k_calls), 1});
+  }
+  time_submits(st, dev, dispatches);
+  st.counters["per_call"] = benchmark::Counter(static_cast<double>(kCallsPerSubmit),
+                                               benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  std::lock_guard lock(dev.mutex);
+  objects.reset();
+}
+BENCHMARK(BM_FlushFused)->Arg(1)->Arg(2)->Arg(3)->ArgNames({"calls"})->Unit(benchmark::kMicrosecond);
 
 void BM_Plan(benchmark::State& st) {
   Decode& d = decode(kOnnxRope, wgk::DType::kFloat32);
