@@ -268,6 +268,21 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 
 namespace {
 
+// "input positionIds (position_ids)", or "input x" when the ONNX name is the same.
+std::string input_label(const contract::Input& in) {
+  return "input " + in.name + (in.onnx_name.empty() || in.onnx_name == in.name ? "" : " (" + in.onnx_name + ")");
+}
+
+// A folder where an input's file should be: refused naming `what` (the input, or the .safetensors of named tensors)
+// and what an input file is (before: the reader's "PATH: a folder, not a file", naming no input).
+void not_a_folder(const std::filesystem::path& file, const std::string& what, const std::string& source) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(ErrorKind::kInvalidArgument, source + ": " + what +
+                                                 ": a folder, not a file (an input file is a .npy file, or a "
+                                                 ".safetensors file holding named tensors)");
+}
+
 // Throws the contract's rule when `dtype` (numpy's name of a file's dtype) is not one `input`'s type constraint
 // allows, or is stored big-endian (no reader of wgk's takes that); nothing for an input the contract does not
 // declare or of a fixed dtype.
@@ -283,8 +298,7 @@ void check_file_dtype(const contract::Contract& contract, const std::string& inp
     allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
   }
   if (ok && !big_endian) return;
-  const std::string what = source + ": input " + in->name +
-                           (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") + ": dtype " + dtype;
+  const std::string what = source + ": " + input_label(*in) + ": dtype " + dtype;
   const std::string hint = "stored big-endian: save it little-endian, x.astype(x.dtype.newbyteorder('<'))";
   if (ok)
     throw Error(ErrorKind::kInvalidArgument, what + " " + hint + " (type " + tc->name + " allows " + allowed + ", little-endian)");
@@ -308,6 +322,7 @@ void known_input(const contract::Contract& contract, const std::string& name, co
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source) {
   known_input(contract, input, source);
+  not_a_folder(file, input_label(*contract.find_input(input)), source);
   bool big_endian = false;
   const std::string dtype = io::read_npy_dtype_name(file, &big_endian);
   check_file_dtype(contract, input, dtype, big_endian, source);
@@ -324,6 +339,7 @@ void check_case_input_dtypes(const contract::Contract& contract, const nlohmann:
 
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source) {
+  not_a_folder(file, "a .safetensors file of named inputs", source);
   const std::map<std::string, std::string> dtypes = io::read_safetensors_dtype_names(file);
   for (const auto& [name, dtype] : dtypes) known_input(contract, name, source + " tensor '" + name + "'");
   for (const auto& [name, dtype] : dtypes)

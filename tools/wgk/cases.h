@@ -86,8 +86,9 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 /// (kInvalidArgument) "<source>: input positionIds (position_ids): dtype int32 is not allowed for type M
 /// (allowed: int64)", or "...: dtype int64 stored big-endian: save it little-endian, ... (type M allows int64,
 /// little-endian)". An input the contract does not declare is refused before the file is opened ("<source>:
-/// unknown input 'foo'; expected inputs: ..."); a file of a fixed-dtype input is read by io::read_npy, whose
-/// errors (kIo) name the file (a folder: "a folder, not a file").
+/// unknown input 'foo'; expected inputs: ..."), and a folder as `file` is refused naming the input ("<source>: input
+/// x: a folder, not a file (an input file is a .npy file, or a .safetensors file holding named tensors)"); a file
+/// of a fixed-dtype input is read by io::read_npy, whose errors (kIo) name the file.
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source);
 
@@ -95,7 +96,8 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
 /// dtype (from the header: io::read_safetensors_dtype_names) its input's type constraint does not allow, as
 /// read_input_npy does: "<source> tensor 'position_ids': input positionIds (position_ids): dtype int32 is not
 /// allowed for type M (allowed: int64)"; a tensor no input of the contract is named is refused first, as by
-/// read_input_npy. Other faults are io::read_safetensors's (kIo, naming the file).
+/// read_input_npy, and a folder before either ("<source>: a .safetensors file of named inputs: a folder, not a
+/// file (...)"). Other faults are io::read_safetensors's (kIo, naming the file).
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source);
 
