@@ -173,30 +173,34 @@ Attributes parse_name_values(const std::vector<std::string>& specs, const std::s
   return out;
 }
 
-void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
-                               const std::string& option) {
+void check_attribute_options(const contract::Contract& contract, const std::vector<std::string>& specs,
+                             const std::string& option) {
   for (const std::string& spec : joined_specs(specs)) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) continue;  // parse_name_value's error
-    const contract::Attribute* a = contract.find_attribute(spec.substr(0, eq));
-    if (!a || (a->type != contract::AttributeType::kInt && a->type != contract::AttributeType::kInts)) continue;
-    const std::string text = spec.substr(eq + 1);
+    const auto [name, value] = parse_name_value(spec, option);  // its errors came first, from parse_name_values
+    const contract::Attribute* a = contract.find_attribute(name);
+    if (!a) continue;  // the boundary's "unknown attribute", listing the declared ones
+    const std::string where = option + " " + spec;
+    // What the contract cannot see: a decimal integer past int64 was read as a double (a FLOAT takes it), and
+    // would be refused as a float, not for its range.
     const bool list = a->type == contract::AttributeType::kInts;
-    if (list && (text.size() < 2 || text.front() != '[' || text.back() != ']')) continue;  // the contract's rule
-    const std::string inner = list ? text.substr(1, text.size() - 2) : text;
-    const std::vector<std::string> elements = list ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner))
-                                                   : std::vector<std::string>{text};
-    for (std::size_t k = 0; k < elements.size(); ++k) {
-      const std::string& t = elements[k];
-      const std::string what = option + " " + spec + ": attribute " + a->name + " is ONNX " + (list ? "INTS" : "INT") +
-                               (list ? ", element " + std::to_string(k) + " '" : ": '") + t + "' ";
-      if (is_decimal_integer(t)) {
-        if (!decimal_int64(t))
-          throw Error(ErrorKind::kInvalidArgument, what + "is past int64's range [-9223372036854775808, 9223372036854775807]");
-      } else if (is_decimal_number(t)) {
-        throw Error(ErrorKind::kInvalidArgument,
-                    what + "is a decimal number, not a decimal integer (digits 0-9 with an optional sign)");
-      }
+    if (list || a->type == contract::AttributeType::kInt) {
+      const std::string text = spec.substr(spec.find('=') + 1);
+      const bool bracketed = text.size() >= 2 && text.front() == '[' && text.back() == ']';
+      const std::string inner = bracketed ? text.substr(1, text.size() - 2) : text;
+      const std::vector<std::string> elements =
+          list && bracketed ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner)) : std::vector<std::string>{text};
+      for (std::size_t k = 0; k < elements.size(); ++k)
+        if (is_decimal_integer(elements[k]) && !decimal_int64(elements[k]))
+          throw Error(ErrorKind::kInvalidArgument,
+                      where + ": attribute '" + a->name + "': " + (list && bracketed ? "element [" + std::to_string(k) + "] '" : "value '") +
+                          elements[k] + "' is past int64's range [-9223372036854775808, 9223372036854775807] (ONNX " +
+                          (list ? "INTS attribute: AttributeProto.ints holds int64s)" : "INT attribute: AttributeProto.i, an int64)"));
+    }
+    // The rest is the contract's rule, as the call applies it (4.0 for an INT is a float), with the text given.
+    try {
+      contract::attribute_value(*a, plan::attribute_value(value));
+    } catch (const Error& e) {
+      throw Error(e.kind(), where + ": " + e.what());
     }
   }
 }

@@ -160,14 +160,15 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
 /// (wgk::Error kInvalidArgument "--tunable ROW_ORDER is given twice").
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option);
 
-/// Refuses a `specs` value (as parse_name_values joins them) for an attribute that `contract` types ONNX INT, or an
-/// element of one it types INTS, unless written as a decimal integer in int64's range (ONNX AttributeProto.i is
-/// an int64): "num_heads=4.0" or "=3.2e1" is refused, not read as 4 or 32, and "9223372036854775808" is past
-/// int64's range, not rounded to a double. A FLOAT attribute still takes "1". Text that is no number, and names the
-/// contract does not declare, are left to the contract's checks. Throws wgk::Error (kInvalidArgument) "--attr
-/// num_heads=4.0: attribute num_heads is ONNX INT: '4.0' is a decimal number, not a decimal integer (...)".
-void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
-                               const std::string& option);
+/// Refuses a `specs` value (as parse_name_values joins them) that the contract's rule refuses for its attribute
+/// (contract::attribute_value: the ONNX type, then the allowed values), naming the text as given: "--attr
+/// num_heads=4.0: attribute 'num_heads': value 4.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i,
+/// an int64; ...)"; "=3.2e1" shows as 32.0, the value the contract sees. Checked on the text, which the contract
+/// cannot see: a decimal integer past int64's range for an INT or an INTS element ("9223372036854775808" is read
+/// as a double, which a FLOAT takes), refused for its range, not as a float. A FLOAT attribute takes "1". Names the
+/// contract does not declare are left to the call's boundary. Throws wgk::Error (kInvalidArgument).
+void check_attribute_options(const contract::Contract& contract, const std::vector<std::string>& specs,
+                             const std::string& option);
 
 /// A contract value (an attribute default, an allowed value) as an attribute value: int, float, string
 /// or a list of them (as attribute_from_json types a list).
