@@ -101,8 +101,9 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source);
 
-/// Refuses a test.json case `entry` (`where`: "<id>: test.json: cases[i]") whose `inputs.<name>.dtype` its input's
-/// type constraint does not allow, as read_input_npy refuses a file: a case holds ONNX data, so uint32 for
+/// Refuses a test.json or bench.json case `entry` (`where`: "<id>: test.json: cases[i]"; `wgk test`, `wgk bench` and
+/// `wgk validate` call it) whose `inputs.<name>.dtype` its input's type constraint does not allow, as
+/// read_input_npy refuses a file: a case holds ONNX data, so uint32 for
 /// positionIds (type M: int64) is refused though the C++ API takes it, and int32 gets the rule, not "unknown
 /// dtype". Throws wgk::Error (kInvalidArgument) "<where> (<case>).inputs.positionIds: input positionIds
 /// (position_ids): dtype uint32 is not allowed for type M (allowed: int64)". Entries without a string `dtype`, and
