@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -52,12 +53,23 @@ Shape shape_from_json(const nlohmann::json& j, const std::string& where) {
 
 reference::Tolerance tolerance_from_json(const nlohmann::json& j) { return {j.value("abs", 0.0), j.value("rel", 0.0)}; }
 
+// Whether a JSON integer is an int64: nlohmann reads 2^63 and above as unsigned, which get<int64_t> would wrap to
+// a negative number. One that is not is read as a double, as --attr reads a decimal integer past int64's range:
+// a FLOAT takes it, an INT refuses it as a float.
+bool is_int64(const nlohmann::json& v) {
+  return v.is_number_integer() &&
+         !(v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+}
+
 }  // namespace
 
 AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (is_int64(v)) return v.get<std::int64_t>();
   if (v.is_number()) return v.get<double>();
-  if (v.is_boolean()) return std::int64_t{v.get<bool>()};
+  // The contract refuses a bool for every type, and --attr reads "true" as text: a JSON boolean is refused too.
+  if (v.is_boolean())
+    bad(where, v.dump() + " is a JSON boolean, which no ONNX attribute type holds (AttributeProto: INT, FLOAT, STRING "
+                          "and their lists); an INT flag is 0 or 1");
   if (v.is_string()) return v.get<std::string>();
   if (v.is_array()) {
     // INTS, FLOATS, STRINGS: all integers, all numbers (some not integers), or all strings.
@@ -67,7 +79,7 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
     for (const auto& e : v) {
       if (e.is_number() && strings.empty()) {
         floats.push_back(e.get<double>());
-        if (e.is_number_integer()) ints.push_back(e.get<std::int64_t>());
+        if (is_int64(e)) ints.push_back(e.get<std::int64_t>());
       } else if (e.is_string() && floats.empty()) {
         strings.push_back(e.get<std::string>());
       } else {

@@ -143,9 +143,11 @@ Case case_from_folder(const std::filesystem::path& folder,
 /// A case with neither expected outputs nor a reference plug-in fails saying so.
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
-/// An attribute or tunable value from test.json/bench.json/case.json: integer, number, boolean (as 0/1),
-/// string, or a list of integers (INTS), of numbers with a non-integer among them (FLOATS) or of strings
-/// (STRINGS); an empty list is INTS. Throws wgk::Error (kContract) naming `where` for anything else.
+/// An attribute or tunable value from test.json/bench.json/case.json: integer, number, string, or a list of
+/// integers (INTS), of numbers with a non-integer among them (FLOATS) or of strings (STRINGS); an empty list is
+/// INTS. Throws wgk::Error (kContract) naming `where` for anything else, a boolean too ("<where>: true is a JSON
+/// boolean, which no ONNX attribute type holds ...; an INT flag is 0 or 1"), as the contract refuses a bool and
+/// --attr reads "true" as text.
 AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where);
 
 /// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
