@@ -15,6 +15,7 @@
 #include "call_helpers.h"
 #include "plan/device_caps.h"
 #include "reference/compare.h"
+#include "reference/random.h"
 #include "reference/rotary_embedding.h"
 #include "wgk/introspect.h"
 
@@ -105,6 +106,47 @@ TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
           EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
         }
       }
+    }
+  }
+}
+
+TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
+  // float16 stored packed in u32 words (F16_STORAGE packed, what an adapter without shader-f16 such as the
+  // H200 under Vulkan runs): the packed_quad variant fuses the same way.
+  const Kernel& onnx = onnx_kernel();
+  const std::size_t k = calls_per_dispatch(*onnx.device());
+  std::mt19937_64 rng(5);
+  const HostTensor cos_host = reference::random_float(DType::kFloat16, {256, 64}, rng);
+  const HostTensor sin_host = reference::random_float(DType::kFloat16, {256, 64}, rng);
+  const DeviceTensor cos = DeviceTensor::upload(cos_host, onnx.device());
+  const DeviceTensor sin = DeviceTensor::upload(sin_host, onnx.device());
+  const HostTensor pos_host = i64({1, 1}, {200});
+  const DeviceTensor pos = DeviceTensor::upload(
+      HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{200}), onnx.device());
+  const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
+  for (std::size_t n : {1u, 2u, 3u, 7u}) {
+    std::vector<HostTensor> xs;
+    for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, {1, 8, 1, 128}, rng));
+    Batch batch(onnx.device());
+    std::vector<DeviceTensor> ys;
+    for (const HostTensor& x : xs) {
+      CallInfo info;
+      ys.push_back(batch.record(onnx, {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, &info).at("y"));
+      EXPECT_EQ(info.variant, "packed_quad");
+    }
+    EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << n << " calls";
+    batch.flush();
+    for (std::size_t i = 0; i < n; ++i) {
+      const HostTensor y = ys[i].read();
+      EXPECT_EQ(y.data, onnx.call({{"x", xs[i]}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, nullptr)
+                            .at("y")
+                            .read()
+                            .data)
+          << n << " calls, call " << i;
+      // One rounding to f16 of an f32 rotation: half an ulp of |y| < 2 (2^-10), plus f32's error.
+      const auto cmp = reference::compare(
+          y, reference::rotary_embedding_onnx(xs[i], cos_host, sin_host, &pos_host, {}), reference::Tolerance{1e-3, 0});
+      EXPECT_TRUE(cmp.ok()) << n << " calls, call " << i << ": " << cmp.summary();
     }
   }
 }
