@@ -16,6 +16,7 @@
 #include "plan/device_caps.h"
 #include "reference/compare.h"
 #include "reference/random.h"
+#include "reference/rms_normalization.h"
 #include "reference/rotary_embedding.h"
 #include "wgk/introspect.h"
 
@@ -147,6 +148,44 @@ TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
       const auto cmp = reference::compare(
           y, reference::rotary_embedding_onnx(xs[i], cos_host, sin_host, &pos_host, {}), reference::Tolerance{1e-3, 0});
       EXPECT_TRUE(cmp.ok()) << n << " calls, call " << i << ": " << cmp.summary();
+    }
+  }
+}
+
+TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
+  // ai.onnx.RMSNormalization's row kernels (fusion maxCalls 8, x and y per call, scale shared): K = min(8,
+  // (limit - 1) / 2), 4 on lavapipe. decode_1x4096_f32 of its bench.json, with the subgroup and the
+  // workgroup reduction (barriers and subgroupAdd inside each call's function, run for workgroup_id.z).
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
+  const auto k = static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
+  const HostTensor scale_host = random_f32({4096}, 61);
+  const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
+  for (const Attributes& tunables : {Attributes{}, Attributes{{"REDUCTION", std::string("workgroup")}}}) {
+    for (std::size_t n : {1u, 2u, 4u, 5u, 9u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(random_f32({1, 4096}, static_cast<unsigned>(300 + i)));
+      Batch batch(rms.device());
+      std::vector<DeviceTensor> ys;
+      std::string variant;
+      for (const HostTensor& x : xs) {
+        CallInfo info;
+        ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
+        variant = info.variant;
+      }
+      const std::string what = variant + ", " + std::to_string(n) + " calls" + (tunables.empty() ? "" : ", workgroup reduction");
+      EXPECT_TRUE(variant == "row_vec4" || variant == "rows_vec4" || variant == "row") << what;
+      EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << what;
+      batch.flush();
+      for (std::size_t i = 0; i < n; ++i) {
+        const HostTensor y = ys[i].read();
+        EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
+            << what << ", call " << i;
+        // f32 sums of 4096 squares and one rsqrt: a few ulps of |y| < 8.
+        const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
+                                            reference::Tolerance{1e-5, 1e-5});
+        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+      }
     }
   }
 }
