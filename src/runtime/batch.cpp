@@ -26,6 +26,7 @@ void release(BatchState& batch) {
   batch.open.calls = 0;
   batch.open.buffers.clear();
   batch.open.program.reset();
+  batch.open.programs.clear();
   batch.inputs.clear();
   batch.outputs.clear();
 }

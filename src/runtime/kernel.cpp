@@ -610,8 +610,6 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
         if (scratch.buffers[i] == open.buffers[c * per_call + o]) return false;
   const std::uint32_t calls = open.calls + 1;
   CachedPlan::Fused& fused = open.cached->fused[calls - 2];
-  const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
-                            call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
   if (!fused.plan) {
     auto planned = k.planner->plan_fused(signature_of(inputs, attrs, tunables, outputs), calls);
     const plan::PlannedPass& pp = planned->passes.at(0);
@@ -636,6 +634,8 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
   }
   std::shared_ptr<Program> program = fused.program.lock();
   if (!program || program->evicted) {
+    const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
+                              call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
     program = device.cache.program(k.serial_prefix(), fused.plan->passes[0].program, label);
     fused.program = program;
   }
@@ -715,10 +715,10 @@ void close_open_dispatch(BatchState& batch, DeviceState& device) {
     EncodeScratch& scratch = batch.scratch;  // only its key and bound vectors: encode_call has cleared the rest
     scratch.bound.clear();
     for (const auto& [call, source] : fused.sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
-    std::vector<std::shared_ptr<Program>> programs{open.program};
-    std::vector<const gpu::ComputePipeline*> pipelines{open.program->pipeline.get()};
-    std::shared_ptr<BindGroupSet> set = bind_set(device, scratch.group_key, programs, pipelines, fused.plan->passes,
-                                                 scratch.bound, fused.uniforms, batch.serial);
+    open.programs.assign(1, open.program);  // vectors of one, kept with their capacity
+    open.pipelines.assign(1, open.program->pipeline.get());
+    std::shared_ptr<BindGroupSet> set = bind_set(device, scratch.group_key, open.programs, open.pipelines,
+                                                 fused.plan->passes, scratch.bound, fused.uniforms, batch.serial);
     // The first call's own set is not dispatched any more: its claim goes, the fused set's stays.
     if (auto& first = batch.calls[open.call]; first && first->batch_claims > 0) --first->batch_claims;
     batch.calls[open.call] = set;
@@ -731,6 +731,7 @@ void close_open_dispatch(BatchState& batch, DeviceState& device) {
   open.calls = 0;
   open.buffers.clear();
   open.program.reset();
+  open.programs.clear();
 }
 
 EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,

@@ -152,6 +152,8 @@ struct BatchState {
     /// Per call in order, its buffers: inputs in Inputs order, then outputs (EncodeScratch::buffers).
     std::vector<const gpu::Buffer*> buffers;
     std::shared_ptr<Program> program;  ///< the fused program for `calls` (calls >= 2), compiled
+    std::vector<std::shared_ptr<Program>> programs;     ///< close_open_dispatch's working storage
+    std::vector<const gpu::ComputePipeline*> pipelines;
   } open;
   EncodedCall encoded;   ///< the call being recorded (record's working storage)
   EncodeScratch scratch;
