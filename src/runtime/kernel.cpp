@@ -712,7 +712,9 @@ void close_open_dispatch(BatchState& batch, DeviceState& device) {
   if (open.cached && open.calls >= 2) {
     const CachedPlan::Fused& fused = open.cached->fused[open.calls - 2];
     const std::size_t per_call = open.buffers.size() / open.calls;
-    EncodeScratch& scratch = batch.scratch;  // only its key and bound vectors: encode_call has cleared the rest
+    // Only the scratch's group_key and bound: inside encode_call (a call that does not join), bind() refills
+    // both after this; the call's own vectors are left alone.
+    EncodeScratch& scratch = batch.scratch;
     scratch.bound.clear();
     for (const auto& [call, source] : fused.sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
     open.programs.assign(1, open.program);  // vectors of one, kept with their capacity
