@@ -190,6 +190,45 @@ TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
   }
 }
 
+TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
+  // The packed-f16 row kernels (F16_STORAGE packed, what the H200 under Vulkan runs): rows of 4096 (vec4<u32>
+  // loads, row_packed_vec8) and odd rows of 1023 (u32 words shared by two rows, row_packed: loadX per call).
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
+  const auto k = static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
+  const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
+  std::mt19937_64 rng(71);
+  for (const Shape& shape : {Shape{1, 4096}, Shape{2, 1023}}) {
+    const HostTensor scale_host = reference::random_float(DType::kFloat16, {shape[1]}, rng);
+    const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
+    for (std::size_t n : {1u, 2u, 5u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, shape, rng));
+      Batch batch(rms.device());
+      std::vector<DeviceTensor> ys;
+      std::string variant;
+      for (const HostTensor& x : xs) {
+        CallInfo info;
+        ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
+        variant = info.variant;
+      }
+      const std::string what = variant + ", " + std::to_string(shape[1]) + "-element rows, " + std::to_string(n) + " calls";
+      EXPECT_TRUE(variant == "row_packed_vec8" || variant == "rows_packed_vec8" || variant == "row_packed") << what;
+      EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << what;
+      batch.flush();
+      for (std::size_t i = 0; i < n; ++i) {
+        const HostTensor y = ys[i].read();
+        EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
+            << what << ", call " << i;
+        // One rounding to f16 (2^-11 relative) of an f32 result.
+        const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
+                                            reference::Tolerance{1e-3, 1e-3});
+        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+      }
+    }
+  }
+}
+
 TEST(FusedCalls, SixtyFourCallsMakeCeil64OverKDispatches) {
   const Kernel& kernel = onnx_kernel();
   const Decode d(kernel);
