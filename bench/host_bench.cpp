@@ -7,7 +7,8 @@
 // each call carrying 1/64 of the submit). The rest split the parts: BM_Plan (planning a signature, the
 // plan-cache miss), BM_OutputBuffer (one storage buffer from Dawn), BM_BindGroup, BM_Submit (encode +
 // submit of one prepared small copy dispatch, the gpu::Device floor). BM_Flush: only the submit of 64
-// recorded calls' dispatches (Dawn's cost of a flush, without ours); BM_FlushCopy/bindings:2|6: the same for
+// recorded calls' dispatches (Dawn's cost of a flush, without ours; fused calls share dispatches: per_call is
+// the submit's CPU time over the 64 calls); BM_FlushCopy/bindings:2|6: the same for
 // a trivial kernel with 2 or 6 bindings (Dawn's per-dispatch cost against bind-group size; groups:1 one bind
 // group for all). BM_FlushFused/calls:K: 64 decode-like calls as 64 / K dispatches, K calls each (what fusing
 // calls would save). The GPU is
@@ -235,8 +236,14 @@ void BM_Flush(benchmark::State& st, std::string id, wgk::DType dtype) {
   drain(dev);
   wgk::Batch batch(d.kernel.device());
   for (std::int64_t i = 0; i < kCallsPerSubmit; ++i) batch.record(d.kernel, d.inputs, d.attrs);
+  {
+    std::lock_guard lock(dev.mutex);  // the last dispatch of fused calls gets its pipeline and bind group
+    wgk::runtime::close_open_dispatch(wgk::runtime::state_of_batch(batch), dev);
+  }
   const std::vector<wgk::gpu::Dispatch> dispatches = wgk::runtime::state_of_batch(batch).dispatches;
   time_submits(st, dev, dispatches);
+  st.counters["per_call"] = benchmark::Counter(static_cast<double>(kCallsPerSubmit),
+                                               benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   batch.flush();
   drain(dev);
 }

@@ -263,6 +263,9 @@ class Kernel {
 /// which are submitted before the batch when they come first (so a batch may read what they wrote).
 /// Uniform values: a bind-group set a batch's pending call uses is never rewritten with other values
 /// before that batch's submit, by the batch or anyone else (a call whose values differ gets its own).
+/// Fused calls: a call that joins the previous call's dispatch (dispatches()) is checked, allocated and
+/// returned like any other; only its bind group and dispatch are shared, and its outputs are those of
+/// Kernel::call bit for bit.
 class Batch {
  public:
   /// An empty batch on `device` (default: Device::default_device()).
@@ -282,6 +285,12 @@ class Batch {
   void flush();
   /// Calls recorded since the last flush.
   std::size_t size() const;
+  /// Dispatches the calls recorded since the last flush make (what flush() submits): one per pass with work
+  /// of each call, except that consecutive calls of one plan whose pass declares `fusion` share a dispatch,
+  /// up to its maxCalls and the device's maxStorageBuffersPerShaderStage, when they bind the same shared
+  /// buffers and none reads what another writes (docs/kernel-conventions.md "Fused calls"). 64 such calls
+  /// with room for K a dispatch: ceil(64 / K).
+  std::size_t dispatches() const;
   /// The most calls one batch holds before a flush: record() past it throws kInvalidArgument ("flush()
   /// first"). Each pending call keeps its bind groups alive, and a driver's descriptor pools run out near
   /// 62,000 of them (lavapipe crashed there, a tester's finding).

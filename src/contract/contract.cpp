@@ -132,6 +132,10 @@ expr::Value attribute_value(const Attribute& a, const expr::Value& value) {
   return expr::Value(std::move(out));
 }
 
+bool Pass::per_call(std::size_t index) const {
+  return fusion && std::find(fusion->per_call.begin(), fusion->per_call.end(), index) != fusion->per_call.end();
+}
+
 const Input* Contract::find_input(std::string_view name) const {
   for (const Input& i : inputs) {
     if (i.name == name) return &i;

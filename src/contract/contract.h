@@ -126,6 +126,20 @@ struct Dispatch {
   expr::Expression x, y, z;  ///< workgroup counts (legacy 1-D dispatch is converted to the 2-D split)
 };
 
+/// The name a fused pass's template reads for the number of calls its dispatch serves (1 unfused).
+inline constexpr std::string_view kFusedCallsName = "fusedCalls";
+
+/// A pass's `fusion` (docs/kernel-conventions.md "Fused calls"): up to `max_calls` calls of one plan in a
+/// Batch may share one dispatch. The bindings in `per_call` (indices into Contract::bindings, each one of the
+/// pass's tensor bindings, every output binding among them) are declared once per call; every other binding
+/// (inputs, uniforms) must be the same buffer or bytes for the calls to fuse. The runtime sets dispatch.z to
+/// the number of calls (`z` must be 1 in the manifest): workgroup_id.z is the call.
+struct Fusion {
+  std::uint32_t max_calls = 1;           ///< in [1, kMaxFusedCalls]
+  std::vector<std::size_t> per_call;     ///< indices into Contract::bindings, in the pass's binding order
+  static constexpr std::uint32_t kMaxFusedCalls = 64;
+};
+
 struct Pass {
   std::string id;
   std::string name;
@@ -133,6 +147,9 @@ struct Pass {
   std::vector<Derive> derive;         ///< pass derive (legacy: source.inputs), in evaluation order
   std::vector<std::size_t> bindings;  ///< indices into Contract::bindings, in @binding order
   Dispatch dispatch;
+  std::optional<Fusion> fusion;       ///< current format only; absent: every call its own dispatch
+  /// Whether Contract::bindings[index] is one of `fusion`'s per-call bindings.
+  bool per_call(std::size_t index) const;
 };
 
 struct Variant {

@@ -97,6 +97,50 @@ Binding parse_binding(const std::string& id, const Node& node, const Contract& c
   return b;
 }
 
+// A pass's `fusion` (docs/kernel-conventions.md "Fused calls"), after its bindings, dispatch and the
+// derive lists that can see its template are parsed.
+Fusion parse_fusion(const Node& node, const Pass& pass, const Variant& variant, const Contract& c,
+                    const std::map<std::string, std::size_t, std::less<>>& binding_index) {
+  node.expect_keys({"maxCalls", "perCall", "description"});
+  Fusion f;
+  const Node max_calls = node.require("maxCalls");
+  const std::int64_t n = max_calls.integer();
+  if (n < 1 || n > Fusion::kMaxFusedCalls)
+    max_calls.fail("maxCalls " + std::to_string(n) + " is outside [1, " + std::to_string(Fusion::kMaxFusedCalls) + "]");
+  f.max_calls = static_cast<std::uint32_t>(n);
+  const Node per_call = node.require("perCall");
+  std::set<std::size_t> listed;
+  for (const Node& bn : per_call.elements()) {
+    const std::string ref = bn.string();
+    auto it = binding_index.find(ref);
+    if (it == binding_index.end()) bn.fail("perCall names no binding '" + ref + "'");
+    if (std::find(pass.bindings.begin(), pass.bindings.end(), it->second) == pass.bindings.end())
+      bn.fail("perCall binding '" + ref + "' is not one of this pass's bindings");
+    if (c.bindings[it->second].kind == BindingKind::kUniform)
+      bn.fail("perCall binding '" + ref + "' is a uniform struct: uniforms are shared by the calls of a fused "
+              "dispatch (calls fuse only when their bytes are equal)");
+    if (!listed.insert(it->second).second) bn.fail("perCall binding '" + ref + "' listed twice");
+  }
+  if (listed.empty()) per_call.fail("perCall needs at least one binding (each call's outputs are its own)");
+  for (std::size_t b : pass.bindings)
+    if (c.bindings[b].kind == BindingKind::kStorage && !listed.count(b))
+      per_call.fail("output binding '" + c.bindings[b].id + "' is not in perCall: each call writes its own outputs");
+  for (std::size_t b : pass.bindings)
+    if (listed.count(b)) f.per_call.push_back(b);
+  const std::string& z = pass.dispatch.z.text();
+  if (z != "1")
+    node.fail("a pass with `fusion` needs dispatch.z = 1 (the runtime sets z to the number of calls), got '" + z + "'");
+  auto reserved = [&](const std::vector<Derive>& derives, const std::string& where) {
+    for (const Derive& d : derives)
+      if (d.name == kFusedCallsName)
+        node.fail("derive '" + d.name + "' (" + where + ") is the name the runtime gives a fused pass's template");
+  };
+  reserved(c.derive, "manifest");
+  reserved(variant.derive, "variant " + variant.id);
+  reserved(pass.derive, "pass " + pass.id);
+  return f;
+}
+
 Dispatch parse_dispatch(const Node& node) {
   node.expect_keys({"x", "y", "z"});
   Dispatch d;
@@ -201,7 +245,7 @@ Draft parse_current(const Node& root) {
     std::set<std::string> pass_ids;
     const Node passes = vn.require("passes");
     for (const Node& pn : passes.elements()) {
-      pn.expect_keys({"id", "name", "shader", "derive", "bindings", "dispatch", "description"});
+      pn.expect_keys({"id", "name", "shader", "derive", "bindings", "dispatch", "fusion", "description"});
       Pass pass;
       pass.id = parse_unique_id(pn.require("id"), pass_ids, "pass");
       pass.name = pn.find("name") ? pn.find("name")->string() : pass.id;
@@ -215,6 +259,7 @@ Draft parse_current(const Node& root) {
         pass.bindings.push_back(it->second);
       }
       pass.dispatch = parse_dispatch(pn.require("dispatch"));
+      if (auto n = pn.find("fusion")) pass.fusion = parse_fusion(*n, pass, variant, c, binding_index);
       variant.passes.push_back(std::move(pass));
     }
     if (variant.passes.empty()) passes.fail("a variant needs at least one pass");

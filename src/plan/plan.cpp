@@ -96,6 +96,24 @@ class LayerScope : public expr::Scope {
   mutable DeriveMemo memo_;
 };
 
+/// A pass's render scope: `fusedCalls` (contract::kFusedCallsName), the number of calls its dispatch
+/// serves, over the pass's scope. Only a pass with `fusion` may read it (plan::check_templates).
+class FusedCallsScope : public expr::Scope {
+ public:
+  FusedCallsScope(std::uint32_t calls, const expr::Scope& parent)
+      : calls_(static_cast<std::int64_t>(calls)), parent_(parent) {}
+  Value lookup(std::string_view name) const override {
+    return name == kFusedCallsName ? calls_ : parent_.lookup(name);
+  }
+  const Value* lookup_ref(std::string_view name) const override {
+    return name == kFusedCallsName ? &calls_ : parent_.lookup_ref(name);
+  }
+
+ private:
+  Value calls_;
+  const expr::Scope& parent_;
+};
+
 }  // namespace
 
 /// Everything known about one call after the boundary (BoundCall) and the manifest derive memo. As a Scope
@@ -240,7 +258,7 @@ std::uint32_t to_u32(const Value& v, const std::string& what) {
 
 }  // namespace
 
-Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) const {
+Plan Planner::make_plan(CallState& state, const Variant& variant, bool render, std::uint32_t calls) const {
   Plan plan;
   plan.variant = &variant;
   plan.outputs = state.outputs;
@@ -252,9 +270,14 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render) c
     pp.pass = &pass;
     // Error texts are built only when an error is thrown: this runs on every new call signature.
     auto where = [&] { return op_ + ": variant " + variant.id + ", pass " + pass.id; };
-    const bool needs_f16 = plan_bindings(state, pass, scope, where, pp);
+    const std::uint32_t pass_calls = pass.fusion ? calls : 1;
+    if (pass.fusion && calls > pass.fusion->max_calls)
+      throw Error(ErrorKind::kInternal, where() + ": planned for " + std::to_string(calls) +
+                                            " fused calls, past its fusion.maxCalls " +
+                                            std::to_string(pass.fusion->max_calls));
+    const bool needs_f16 = plan_bindings(state, pass, scope, where, pass_calls, pp);
     plan_dispatch(pass, scope, where, pp);
-    if (render) render_pass(variant, pass, scope, needs_f16, pp);
+    if (render) render_pass(variant, pass, scope, needs_f16, pass_calls, pp);
     plan.passes.push_back(std::move(pp));
   }
   return plan;
@@ -285,7 +308,7 @@ std::vector<ValueRange> Planner::value_ranges(const CallState& state) const {
 }
 
 bool Planner::plan_bindings(const CallState& state, const Pass& pass, const expr::Scope& scope,
-                            const std::function<std::string()>& where, PlannedPass& pp) const {
+                            const std::function<std::string()>& where, std::uint32_t calls, PlannedPass& pp) const {
   const Contract& c = *contract_;
   bool needs_f16 = false;
   for (std::size_t slot = 0; slot < pass.bindings.size(); ++slot) {
@@ -322,6 +345,15 @@ bool Planner::plan_bindings(const CallState& state, const Pass& pass, const expr
         pb.wgsl_type = et;
       }
       if (pb.wgsl_type.find("f16") != std::string::npos) needs_f16 = true;
+      if (calls > 1 && pass.per_call(pass.bindings[slot])) {  // once per fused call, in place
+        for (std::uint32_t call = 0; call < calls; ++call) {
+          PlannedBinding copy = pb;
+          copy.slot = static_cast<std::uint32_t>(pp.bindings.size());
+          copy.call = call;
+          pp.bindings.push_back(std::move(copy));
+        }
+        continue;
+      }
     }
     pp.bindings.push_back(std::move(pb));
   }
@@ -345,14 +377,16 @@ void Planner::plan_dispatch(const Pass& pass, const expr::Scope& scope, const st
   }
 }
 
-void Planner::render_pass(const Variant& variant, const Pass& pass, const expr::Scope& scope, bool needs_f16,
-                          PlannedPass& pp) const {
+void Planner::render_pass(const Variant& variant, const Pass& pass, const expr::Scope& pass_scope, bool needs_f16,
+                          std::uint32_t calls, PlannedPass& pp) const {
   try {
     const tmpl::Template& t = template_for(pass.shader);
-    // The generated declarations follow from the pass's binding list (its variant and id) and the
-    // element types; the rest of the text from the values of the names the template reads.
+    const FusedCallsScope scope(calls, pass_scope);
+    // The generated declarations follow from the pass's binding list (its variant and id, the calls of a
+    // fused pass) and the element types; the rest of the text from the values of the names the template reads.
     std::string key = pass.shader + '\n' + variant.id + '/' + pass.id + '\n';
-    for (const PlannedBinding& pb : pp.bindings) key += pb.binding->id + ':' + pb.wgsl_type + ',';
+    for (const PlannedBinding& pb : pp.bindings)
+      key += pb.binding->id + (pb.call ? "_" + std::to_string(*pb.call) : "") + ':' + pb.wgsl_type + ',';
     key += '\n';
     for (const std::string& name : t.names()) {
       key += name;
@@ -385,6 +419,15 @@ std::shared_ptr<const Plan> Planner::plan(const CallSignature& call) const {
   const Variant* variant = choose(*state, &failure);
   if (!variant) throw Error(ErrorKind::kInvalidArgument, failure);
   return std::make_shared<const Plan>(make_plan(*state, *variant, true));
+}
+
+std::shared_ptr<const Plan> Planner::plan_fused(const CallSignature& call, std::uint32_t calls) const {
+  if (calls < 2) throw Error(ErrorKind::kInternal, op_ + ": plan_fused for " + std::to_string(calls) + " calls");
+  auto state = begin_call(call);
+  std::string failure;
+  const Variant* variant = choose(*state, &failure);
+  if (!variant) throw Error(ErrorKind::kInvalidArgument, failure);
+  return std::make_shared<const Plan>(make_plan(*state, *variant, true, calls));
 }
 
 Selection Planner::select(const CallSignature& call, SelectOptions options) const {

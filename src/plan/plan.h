@@ -98,6 +98,13 @@ class Planner {
   /// kContract for a manifest or template fault found while planning. Not cached here: the runtime
   /// caches plans by signature_key() and programs through ProgramSource.
   std::shared_ptr<const Plan> plan(const CallSignature& call) const;
+  /// The plan of `calls` (>= 2) calls of this signature sharing each dispatch of a pass with `fusion`
+  /// (contract::Fusion; docs/kernel-conventions.md "Fused calls"): such a pass's per-call bindings appear
+  /// once per call (PlannedBinding::call, in place of the one binding, slots renumbered) and its template
+  /// reads `fusedCalls` = `calls`; other passes as plan() makes them. The dispatch sizes are one call's (the
+  /// runtime sets z to the number of calls). Throws like plan(); kInternal for `calls` < 2 or past a pass's
+  /// maxCalls.
+  std::shared_ptr<const Plan> plan_fused(const CallSignature& call, std::uint32_t calls) const;
   /// Boundary + scope + selection (and optionally derive values and an unrendered plan), uncached.
   /// Throws like plan() for boundary errors and failing `checks`; a call no variant accepts is
   /// reported in Selection::failure instead.
@@ -113,15 +120,15 @@ class Planner {
   std::unique_ptr<CallState> begin_call(const CallSignature& call) const;
   void check_manifest(const CallState& state) const;
   const contract::Variant* choose(CallState& state, std::string* failure) const;
-  Plan make_plan(CallState& state, const contract::Variant& variant, bool render) const;
+  Plan make_plan(CallState& state, const contract::Variant& variant, bool render, std::uint32_t calls = 1) const;
   std::vector<ValueRange> value_ranges(const CallState& state) const;
   /// Returns whether an element type names f16 (the declarations then `enable f16`).
   bool plan_bindings(const CallState& state, const contract::Pass& pass, const expr::Scope& scope,
-                     const std::function<std::string()>& where, PlannedPass& pp) const;
+                     const std::function<std::string()>& where, std::uint32_t calls, PlannedPass& pp) const;
   void plan_dispatch(const contract::Pass& pass, const expr::Scope& scope, const std::function<std::string()>& where,
                      PlannedPass& pp) const;
   void render_pass(const contract::Variant& variant, const contract::Pass& pass, const expr::Scope& scope,
-                   bool needs_f16, PlannedPass& pp) const;
+                   bool needs_f16, std::uint32_t calls, PlannedPass& pp) const;
   const tmpl::Template& template_for(const std::string& file_name) const;
 
   std::shared_ptr<const contract::Contract> contract_;

@@ -34,6 +34,7 @@ void check_templates(const Contract& contract, const PackageFiles& files, const 
       for (const auto& d : contract.derive) names.insert(d.name);
       for (const auto& d : variant.derive) names.insert(d.name);
       for (const auto& d : pass.derive) names.insert(d.name);
+      if (pass.fusion) names.emplace(kFusedCallsName);
     }
   }
   for (const auto& [shader, names] : provided) {
@@ -61,7 +62,8 @@ void check_templates(const Contract& contract, const PackageFiles& files, const 
         throw Error(ErrorKind::kContract, where + "#param '" + param +
                                               "' is not a name the manifest provides to this shader (a scope root "
                                               "shapes/ranks/dtypes/present/attrs/tunables/device, a manifest derive, "
-                                              "or a derive of a variant or pass that uses it)");
+                                              "a derive of a variant or pass that uses it, or fusedCalls in a pass "
+                                              "with `fusion`)");
     }
   }
 }

@@ -116,7 +116,7 @@ std::string binding_declarations(std::span<const PlannedBinding> bindings, bool 
       decls += at + "var<uniform> " + b.name + ": " + b.struct_name + ";\n";
     } else {
       decls += at + (b.kind == BindingKind::kStorage ? "var<storage, read_write> " : "var<storage, read> ") + b.name +
-               ": array<" + pb.wgsl_type + ">;\n";
+               (pb.call ? "_" + std::to_string(*pb.call) : "") + ": array<" + pb.wgsl_type + ">;\n";
     }
   }
   return decls;

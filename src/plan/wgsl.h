@@ -25,6 +25,9 @@ struct PlannedBinding {
   const contract::Binding* binding = nullptr;  ///< into the contract
   std::string wgsl_type;                      ///< resolved element type (tensor bindings) or the struct name
   std::vector<std::byte> uniform;             ///< kUniform: the struct's bytes (pack_uniform), size % 16 == 0
+  /// In a pass planned for K > 1 fused calls (contract::Fusion): the call a per-call binding belongs to,
+  /// declared as `<name>_<call>`; nullopt for a binding every call shares (and in every unfused pass).
+  std::optional<std::uint32_t> call;
 };
 
 /// The WGSL scalar type of a tensor dtype: "f32", "f16", "u32"; "i64" for int64, which has no WGSL type
@@ -66,7 +69,8 @@ std::vector<std::byte> pack_uniform(const contract::Binding& binding,
 /// The declarations the runtime writes before a pass's template (docs/kernel-conventions.md): `enable f16;`
 /// when `enable_f16`, then per binding `@group(0) @binding(slot)` with `var<uniform> name: Struct;` after
 /// `struct Struct { field: type, ... }` for a uniform, `var<storage, read> name: array<T>;` for an input
-/// and `var<storage, read_write> name: array<T>;` for an output, one a line.
+/// and `var<storage, read_write> name: array<T>;` for an output, one a line; a per-call binding of a fused
+/// pass (PlannedBinding::call) is named `<name>_<call>`.
 std::string binding_declarations(std::span<const PlannedBinding> bindings, bool enable_f16);
 
 /// `declarations` + `body`, with the `enable` directives `body` begins with (`enable subgroups;`) moved

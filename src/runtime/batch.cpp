@@ -22,6 +22,11 @@ void release(BatchState& batch) {
     if (set && set->batch_claims > 0) --set->batch_claims;
   batch.calls.clear();
   batch.dispatches.clear();
+  batch.open.cached.reset();  // the open dispatch's vectors keep their capacity
+  batch.open.calls = 0;
+  batch.open.buffers.clear();
+  batch.open.program.reset();
+  batch.open.programs.clear();
   batch.inputs.clear();
   batch.outputs.clear();
 }
@@ -42,6 +47,7 @@ bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* ti
       release(batch);
     }
   } finish{batch};
+  close_open_dispatch(batch, device);
   // Validated: a Dawn error in this command buffer is reported by this flush, not by a later call.
   if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Layout::kOnePass);
   finish.submitted = true;
@@ -78,7 +84,7 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
                                                  " calls, the most one batch holds (Batch::kMaxCalls); flush() first");
   std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
   runtime::EncodedCall& call = b.encoded;  // reused: its vectors keep their capacity from call to call
-  with_context([&] { runtime::encode_call(call, b.scratch, k, inputs, attrs, tunables, lock, b.serial, outputs); },
+  with_context([&] { runtime::encode_call(call, b.scratch, k, inputs, attrs, tunables, lock, b.serial, outputs, &b); },
                [&] { return "recording a call of " + k.package->id + " in a Batch"; });
   // Under the device mutex from here: nothing another thread does can see this call's objects yet.
   if (info) {
@@ -108,6 +114,11 @@ void Batch::flush() {
 std::size_t Batch::size() const {
   std::lock_guard batch_lock(state_->mutex);
   return state_->calls.size();
+}
+
+std::size_t Batch::dispatches() const {
+  std::lock_guard batch_lock(state_->mutex);
+  return state_->dispatches.size();
 }
 
 const std::shared_ptr<Device>& Batch::device() const { return device_; }

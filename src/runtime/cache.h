@@ -59,6 +59,24 @@ struct CachedPlan {
   /// into the call's buffers (its inputs in Inputs order, then the plan's outputs).
   std::vector<std::uint32_t> sources;
   std::vector<std::byte> uniforms;  ///< every uniform binding's bytes, in the same order (BindGroupSet::written)
+  /// Fused calls (docs/kernel-conventions.md "Fused calls"): the most calls of this plan that one dispatch
+  /// of a Batch may serve; 1 (none) unless the plan has one pass, with `fusion`: its maxCalls, cut so that
+  /// the shared and K per-call storage bindings fit the device's maxStorageBuffersPerShaderStage.
+  std::uint32_t max_fused_calls = 1;
+  /// The call-buffer indices (as `sources`) of the storage bindings the fused calls share: calls join a
+  /// dispatch only when these buffers are the same.
+  std::vector<std::uint32_t> shared_sources;
+  /// The plan for K fused calls, K in [2, max_fused_calls] at index K - 2, made by the first Batch that
+  /// fuses K calls of this plan. Used under the device mutex.
+  struct Fused {
+    std::shared_ptr<const plan::Plan> plan;  ///< null until made
+    std::weak_ptr<Program> program;          ///< its pass's program, found again in the cache once expired
+    /// Per storage binding of the fused pass, in @binding order: the call (0 for a shared binding) and the
+    /// index into that call's buffers (as `sources`).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> sources;
+    std::vector<std::byte> uniforms;  ///< every uniform binding's bytes (equal to `uniforms` above)
+  };
+  std::vector<Fused> fused;
 };
 
 /// Bind groups of one call's passes, by the programs and the buffers they bind, with

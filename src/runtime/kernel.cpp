@@ -262,12 +262,14 @@ void EncodedCall::clear() {
   outputs.clear();
   dispatches.clear();
   plan_cached = false;
+  fused = false;
 }
 
 void EncodeScratch::clear() {
   programs.clear();
   for (auto& words : narrowed) words.clear();
   buffers.clear();
+  bound.clear();
   pipelines.clear();
 }
 
@@ -392,6 +394,27 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
                     "variant " + planned.variant->id + " binds " + b.binding->arg + ", which this call does not have");
       made->sources.push_back(*source);
     }
+  // Fused calls: one pass with `fusion`, K calls' storage bindings within the device's limit.
+  if (planned.passes.size() == 1 && planned.passes[0].pass->fusion) {
+    const plan::PlannedPass& pp = planned.passes[0];
+    std::int64_t shared = 0, per_call = 0;
+    std::size_t storage = 0;
+    for (const auto& b : pp.bindings) {
+      if (b.binding->kind == contract::BindingKind::kUniform) continue;
+      if (pp.pass->per_call(static_cast<std::size_t>(b.binding - contract.bindings.data()))) {
+        ++per_call;
+      } else {
+        ++shared;
+        made->shared_sources.push_back(made->sources[storage]);
+      }
+      ++storage;
+    }
+    const std::int64_t limit = state_of(*k.device).caps.limit("maxStorageBuffersPerShaderStage").value_or(INT64_MAX);
+    std::int64_t calls = pp.pass->fusion->max_calls;
+    if (per_call > 0) calls = std::min(calls, (limit - shared) / per_call);
+    made->max_fused_calls = static_cast<std::uint32_t>(std::max<std::int64_t>(calls, 1));
+    made->fused.resize(made->max_fused_calls - 1);
+  }
   return made;
 }
 
@@ -491,67 +514,150 @@ void allocate(EncodedCall& call, EncodeScratch& scratch, const KernelState& k, c
   }
 }
 
-// Stage 4: the bind-group set of this call's programs and buffers. Each binds its buffers' whole allocation
-// (allocation_size: a size class), so a pooled buffer reused for a tensor of another length in the same
-// class keeps its bind groups (docs/kernel-conventions.md "Buffers"). Caller holds the device mutex.
-void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, DeviceState& device) {
-  const CachedPlan& cached = *call.cached;
-  const plan::Plan& planned = *call.plan;
+// The bind-group set of `programs` (one per pass of `passes`) binding `bound` (per storage binding, passes in
+// order, bindings in @binding order) and `uniforms` (every uniform binding's bytes, in order): cached by the
+// programs and buffers, its uniform buffers written when they differ. Claimed when `batch` != 0. Caller
+// holds the device mutex.
+std::shared_ptr<BindGroupSet> bind_set(DeviceState& device, std::string& key,
+                                       const std::vector<std::shared_ptr<Program>>& programs,
+                                       const std::vector<const gpu::ComputePipeline*>& pipelines,
+                                       std::span<const plan::PlannedPass> passes,
+                                       std::span<const gpu::Buffer* const> bound, const std::vector<std::byte>& uniforms,
+                                       std::uint64_t batch) {
   DeviceCache& cache = device.cache;
-  std::string& key = scratch.group_key;
   key.clear();
   std::size_t source = 0;
-  for (std::size_t p = 0; p < planned.passes.size(); ++p) {
-    put_bytes(key, &scratch.programs[p]->id, sizeof scratch.programs[p]->id);
-    for (const auto& b : planned.passes[p].bindings)
+  for (std::size_t p = 0; p < passes.size(); ++p) {
+    put_bytes(key, &programs[p]->id, sizeof programs[p]->id);
+    for (const auto& b : passes[p].bindings)
       if (b.binding->kind != contract::BindingKind::kUniform) {
-        const void* id = scratch.buffers[cached.sources[source++]]->id();
+        const void* id = bound[source++]->id();
         put_bytes(key, &id, sizeof id);
       }
   }
   auto make_set = [&] {
     auto made = std::make_shared<BindGroupSet>();
-    made->programs = scratch.programs;
+    made->programs = programs;
     std::size_t at = 0;
-    for (std::size_t p = 0; p < planned.passes.size(); ++p) {
-      auto& uniforms = made->uniforms.emplace_back();
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      auto& pass_uniforms = made->uniforms.emplace_back();
       std::vector<gpu::BindGroupEntry> entries;
-      for (const auto& b : planned.passes[p].bindings) {
+      for (const auto& b : passes[p].bindings) {
         if (b.binding->kind == contract::BindingKind::kUniform) {
-          uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
+          pass_uniforms.push_back(device.gpu.create_buffer(b.uniform.size(), gpu::BufferUsage::kUniform, b.binding->name));
         }
       }
       std::size_t uniform = 0;
-      for (const auto& b : planned.passes[p].bindings) {
-        if (b.binding->kind == contract::BindingKind::kUniform) entries.push_back({b.slot, &uniforms[uniform++], 0, gpu::kWholeSize});
-        else entries.push_back({b.slot, scratch.buffers[cached.sources[at++]], 0, gpu::kWholeSize});
+      for (const auto& b : passes[p].bindings) {
+        if (b.binding->kind == contract::BindingKind::kUniform) entries.push_back({b.slot, &pass_uniforms[uniform++], 0, gpu::kWholeSize});
+        else entries.push_back({b.slot, bound[at++], 0, gpu::kWholeSize});
       }
-      made->groups.push_back(device.gpu.create_bind_group(*scratch.pipelines[p], entries));
+      made->groups.push_back(device.gpu.create_bind_group(*pipelines[p], entries));
     }
     return made;
   };
-  call.bind_groups = cache.find_bind_groups(key);
-  if (!call.bind_groups) {
-    call.bind_groups = make_set();
+  std::shared_ptr<BindGroupSet> set = cache.find_bind_groups(key);
+  if (!set) {
+    set = make_set();
     std::vector<const void*> pinned;
-    for (std::uint32_t s : cached.sources) pinned.push_back(scratch.buffers[s]->id());
-    cache.insert_bind_groups(key, call.bind_groups, pinned);
-  } else if (call.bind_groups->batch_claims > 0 && call.bind_groups->written != cached.uniforms) {
+    for (const gpu::Buffer* buffer : bound) pinned.push_back(buffer->id());
+    cache.insert_bind_groups(key, set, pinned);
+  } else if (set->batch_claims > 0 && set->written != uniforms) {
     // An unflushed batch's call uses this set with other uniform values, and its submit comes after any
     // write made now: this call gets its own set, not cached.
-    call.bind_groups = make_set();
+    set = make_set();
   }
   // This call's uniform values, written when they differ from what the set's buffers were last given.
-  BindGroupSet& set = *call.bind_groups;
-  if (set.written != cached.uniforms) {
-    for (std::size_t p = 0; p < planned.passes.size(); ++p) {
+  if (set->written != uniforms) {
+    for (std::size_t p = 0; p < passes.size(); ++p) {
       std::size_t uniform = 0;
-      for (const auto& b : planned.passes[p].bindings)
-        if (b.binding->kind == contract::BindingKind::kUniform) device.gpu.write(set.uniforms[p][uniform++], 0, b.uniform);
+      for (const auto& b : passes[p].bindings)
+        if (b.binding->kind == contract::BindingKind::kUniform) device.gpu.write(set->uniforms[p][uniform++], 0, b.uniform);
     }
-    set.written = cached.uniforms;
+    set->written = uniforms;
   }
-  if (batch != 0) ++set.batch_claims;  // released by the batch (flush_batch, drop_batch)
+  if (batch != 0) ++set->batch_claims;  // released by the batch (flush_batch, drop_batch)
+  return set;
+}
+
+// Stage 4: the bind-group set of this call's programs and buffers. Each binds its buffers' whole allocation
+// (allocation_size: a size class), so a pooled buffer reused for a tensor of another length in the same
+// class keeps its bind groups (docs/kernel-conventions.md "Buffers"). Caller holds the device mutex.
+void bind(EncodedCall& call, EncodeScratch& scratch, std::uint64_t batch, DeviceState& device) {
+  const CachedPlan& cached = *call.cached;
+  scratch.bound.clear();
+  for (std::uint32_t s : cached.sources) scratch.bound.push_back(scratch.buffers[s]);
+  call.bind_groups = bind_set(device, scratch.group_key, scratch.programs, scratch.pipelines, call.plan->passes,
+                              scratch.bound, cached.uniforms, batch);
+}
+
+// Fused calls (docs/kernel-conventions.md "Fused calls"). Whether the call encoded into `call` and
+// `scratch` (stages 1-3 done) joins the batch's open dispatch, and if so joins it: the same cached plan,
+// room for one more call, the same shared buffers, and none of its inputs written by a call of the
+// dispatch (they would race). The plan and pipeline for one more call are made here on first use, so a
+// template fault is this call's error. Caller holds the device mutex.
+bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scratch, KernelState& k,
+                        const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
+                        const OutputNames& outputs, DeviceState& device) {
+  BatchState::OpenDispatch& open = batch.open;
+  if (!open.cached || open.cached != call.cached || open.calls >= call.cached->max_fused_calls) return false;
+  const std::size_t per_call = scratch.buffers.size();
+  for (std::uint32_t s : open.cached->shared_sources)
+    if (scratch.buffers[s] != open.buffers[s]) return false;
+  for (std::size_t i = 0; i < open.inputs_per_call; ++i)
+    for (std::uint32_t c = 0; c < open.calls; ++c)
+      for (std::size_t o = open.inputs_per_call; o < per_call; ++o)
+        if (scratch.buffers[i] == open.buffers[c * per_call + o]) return false;
+  const std::uint32_t calls = open.calls + 1;
+  CachedPlan::Fused& fused = open.cached->fused[calls - 2];
+  if (!fused.plan) {
+    auto planned = k.planner->plan_fused(signature_of(inputs, attrs, tunables, outputs), calls);
+    const plan::PlannedPass& pp = planned->passes.at(0);
+    for (const auto& b : pp.bindings) {
+      if (b.binding->kind == contract::BindingKind::kUniform) {
+        fused.uniforms.insert(fused.uniforms.end(), b.uniform.begin(), b.uniform.end());
+        continue;
+      }
+      // The same arguments as the one-call plan's bindings: their index in a call's buffers.
+      std::optional<std::uint32_t> source;
+      for (std::size_t i = 0; i < open.cached->inputs.size() && !source; ++i)
+        if (open.cached->inputs[i].spec->name == b.binding->arg) source = static_cast<std::uint32_t>(i);
+      for (std::size_t o = 0; o < planned->outputs.size() && !source; ++o)
+        if (planned->outputs[o].name == b.binding->arg)
+          source = static_cast<std::uint32_t>(open.cached->inputs.size() + o);
+      if (!source)
+        throw Error(ErrorKind::kContract, "variant " + planned->variant->id + " binds " + b.binding->arg +
+                                              ", which this call does not have");
+      fused.sources.emplace_back(b.call.value_or(0), *source);
+    }
+    fused.plan = std::move(planned);
+  }
+  std::shared_ptr<Program> program = fused.program.lock();
+  if (!program || program->evicted) {
+    const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
+                              call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
+    program = device.cache.program(k.serial_prefix(), fused.plan->passes[0].program, label);
+    fused.program = program;
+  }
+  device.cache.pipeline(device.gpu, *program);  // compiled now: a fault is this call's
+  open.program = std::move(program);
+  open.buffers.insert(open.buffers.end(), scratch.buffers.begin(), scratch.buffers.end());
+  open.calls = calls;
+  call.fused = true;
+  return true;
+}
+
+// After the call is bound and recorded alone: it opens a dispatch later calls may join when its plan allows.
+void open_dispatch(BatchState& batch, const EncodedCall& call, const EncodeScratch& scratch, std::size_t inputs) {
+  BatchState::OpenDispatch& open = batch.open;
+  if (call.cached->max_fused_calls < 2 || call.dispatches.size() != 1) return;
+  open.cached = call.cached;
+  open.calls = 1;
+  open.call = batch.calls.size();        // Batch::record appends this call's set and dispatch next
+  open.dispatch = batch.dispatches.size();
+  open.inputs_per_call = inputs;
+  open.buffers.assign(scratch.buffers.begin(), scratch.buffers.end());
+  open.program.reset();
 }
 
 // Stage 5: the dispatches of the passes that have work.
@@ -568,7 +674,7 @@ void record(EncodedCall& call, const EncodeScratch& scratch) {
 
 void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs,
                  const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
-                 std::uint64_t batch, const OutputNames& outputs) {
+                 std::uint64_t batch, const OutputNames& outputs, BatchState* fusing) {
   call.clear();
   // The scratch holds references (programs) only while this runs, and a call that throws is dropped:
   // under the device mutex when it was taken (what it holds by then may be the last references to Dawn
@@ -588,9 +694,46 @@ void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, cons
   lock.lock();
   device.cache.release_evicted();
   allocate(call, scratch, k, inputs);
+  if (fusing) {
+    if (join_open_dispatch(*fusing, call, scratch, k, inputs, attrs, tunables, outputs, device)) {
+      release.encoded = true;
+      return;
+    }
+    close_open_dispatch(*fusing, device);
+  }
   bind(call, scratch, batch, device);
   record(call, scratch);
+  if (fusing) open_dispatch(*fusing, call, scratch, inputs.size());
   release.encoded = true;
+}
+
+void close_open_dispatch(BatchState& batch, DeviceState& device) {
+  BatchState::OpenDispatch& open = batch.open;
+  if (open.cached && open.calls >= 2) {
+    const CachedPlan::Fused& fused = open.cached->fused[open.calls - 2];
+    const std::size_t per_call = open.buffers.size() / open.calls;
+    // Only the scratch's group_key and bound: inside encode_call (a call that does not join), bind() refills
+    // both after this; the call's own vectors are left alone.
+    EncodeScratch& scratch = batch.scratch;
+    scratch.bound.clear();
+    for (const auto& [call, source] : fused.sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
+    open.programs.assign(1, open.program);  // vectors of one, kept with their capacity
+    open.pipelines.assign(1, open.program->pipeline.get());
+    std::shared_ptr<BindGroupSet> set = bind_set(device, scratch.group_key, open.programs, open.pipelines,
+                                                 fused.plan->passes, scratch.bound, fused.uniforms, batch.serial);
+    // The first call's own set is not dispatched any more: its claim goes, the fused set's stays.
+    if (auto& first = batch.calls[open.call]; first && first->batch_claims > 0) --first->batch_claims;
+    batch.calls[open.call] = set;
+    gpu::Dispatch& d = batch.dispatches[open.dispatch];
+    d.pipeline = open.program->pipeline.get();
+    d.bind_group = &set->groups[0];
+    d.z = open.calls;
+  }
+  open.cached.reset();
+  open.calls = 0;
+  open.buffers.clear();
+  open.program.reset();
+  open.programs.clear();
 }
 
 EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,

@@ -73,6 +73,8 @@ struct KernelState {
   std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
 };
 
+struct BatchState;
+
 /// One call encoded up to its submit: boundary checks passed, plan chosen, inputs uploaded, outputs
 /// allocated, bind groups made. `dispatches` point into `bind_groups`, which holds their pipelines'
 /// programs too (an eviction meanwhile frees none of them); destroy or clear() it under the device mutex.
@@ -84,6 +86,7 @@ struct EncodedCall {
   Outputs outputs;
   std::vector<gpu::Dispatch> dispatches;  ///< passes with work (an empty tensor has none)
   bool plan_cached = false;
+  bool fused = false;  ///< joined the batch's open dispatch (BatchState::open): no bind groups, no dispatch
   /// Drops every reference; the vectors keep their capacity for the next call encoded into it.
   void clear();
 };
@@ -96,6 +99,7 @@ struct EncodeScratch {
   std::vector<std::shared_ptr<Program>> programs;   ///< the plan's programs, per pass
   std::vector<std::vector<std::byte>> narrowed;     ///< per input: uint32 words of narrowed host data
   std::vector<const gpu::Buffer*> buffers;          ///< per input (Inputs order), then per output
+  std::vector<const gpu::Buffer*> bound;            ///< per storage binding, the buffer it binds (stage "bind")
   std::vector<const gpu::ComputePipeline*> pipelines;  ///< per pass
   void clear();
 };
@@ -110,9 +114,14 @@ struct EncodeScratch {
 /// once. It may take outputs of that batch's earlier calls as inputs (pending_batch == batch), and the
 /// bind-group set it uses is claimed (BindGroupSet::batch_claims) until the batch releases it.
 /// `outputs`: the optional outputs asked for (wgk::OutputNames).
+/// `fusing`: the Batch recording the call (batch != 0), whose open dispatch (BatchState::open) the call
+/// joins when it can (docs/kernel-conventions.md "Fused calls": the same cached plan, the same shared
+/// buffers, none of its inputs written by the dispatch, room under maxCalls and the storage-buffer limit);
+/// then `call` gets no bind groups and no dispatch (EncodedCall::fused). Else the open dispatch is closed
+/// (close_open_dispatch) before the call is bound, and the call opens one when its plan allows fusion.
 void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& kernel, const Inputs& inputs,
                  const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
-                 std::uint64_t batch, const OutputNames& outputs);
+                 std::uint64_t batch, const OutputNames& outputs, BatchState* fusing = nullptr);
 /// The same into a new EncodedCall, with the calling thread's working storage.
 EncodedCall encode_call(KernelState& kernel, const Inputs& inputs, const Attributes& attrs,
                         const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch = 0,
@@ -131,6 +140,21 @@ struct BatchState {
   std::vector<gpu::Dispatch> dispatches;               ///< every call's passes, in record order
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;   ///< every input buffer of the calls (uploaded or not)
   std::vector<std::shared_ptr<DeviceBuffer>> outputs;  ///< pending_batch == serial until flushed or dropped
+  /// The last recorded call's dispatch while later calls of its plan may still join it (fused calls). Its
+  /// first call was bound and recorded alone (calls[call], dispatches[dispatch]); close_open_dispatch gives
+  /// it the bind group and pipeline of all its calls.
+  struct OpenDispatch {
+    std::shared_ptr<CachedPlan> cached;  ///< null: none open
+    std::uint32_t calls = 0;
+    std::size_t call = 0;      ///< index into `calls` of its first call
+    std::size_t dispatch = 0;  ///< index into `dispatches`
+    std::size_t inputs_per_call = 0;
+    /// Per call in order, its buffers: inputs in Inputs order, then outputs (EncodeScratch::buffers).
+    std::vector<const gpu::Buffer*> buffers;
+    std::shared_ptr<Program> program;  ///< the fused program for `calls` (calls >= 2), compiled
+    std::vector<std::shared_ptr<Program>> programs;     ///< close_open_dispatch's working storage
+    std::vector<const gpu::ComputePipeline*> pipelines;
+  } open;
   EncodedCall encoded;   ///< the call being recorded (record's working storage)
   EncodeScratch scratch;
 };
@@ -142,6 +166,9 @@ struct BatchState {
 bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps);
 /// Drops what `batch` recorded: its outputs are marked never written. Caller holds the device mutex.
 void drop_batch(BatchState& batch);
+/// Gives the batch's open dispatch of K >= 2 fused calls its bind group (cached like a call's) and
+/// pipeline for K calls, dispatch.z = K, and closes it (none open after). Caller holds the device mutex.
+void close_open_dispatch(BatchState& batch, DeviceState& device);
 
 }  // namespace wgk::runtime
 

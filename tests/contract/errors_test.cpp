@@ -127,6 +127,36 @@ const Case kCases[] = {
      {"checks[0]: missing required key 'message'"}},
     {"ValueRangeUnknownName", false, [](Json& j) { j["inputs"]["positionIds"]["valueRange"] = {{"min", 0}, {"max", "dim(shapes.coss, 0) - 1"}}; },
      {"inputs.positionIds.valueRange.max: 'shapes.coss' names no input or output"}},
+    // Fused calls (docs/kernel-conventions.md "Fused calls"): a pass's `fusion`. Variant 0's pass binds x,
+    // cos_cache, sin_cache, position_ids, y, params_quad; dispatch.z is 1.
+    {"FusionMaxCallsBelowOne", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 0}, {"perCall", {"x", "y"}}}; },
+     {"variants[0].passes[0].fusion.maxCalls: maxCalls 0 is outside [1, 64]"}},
+    {"FusionMaxCallsNotInteger", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", "3"}, {"perCall", {"x", "y"}}}; },
+     {"variants[0].passes[0].fusion.maxCalls"}},
+    {"FusionUnknownBinding", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x", "y_vec"}}}; },
+     {"variants[0].passes[0].fusion.perCall[1]: perCall names no binding 'y_vec'"}},
+    {"FusionBindingOfAnotherPass", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x_t", "y"}}}; },
+     {"fusion.perCall[0]: perCall binding 'x_t' is not one of this pass's bindings"}},
+    {"FusionUniformPerCall", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x", "y", "params_quad"}}}; },
+     {"fusion.perCall[2]: perCall binding 'params_quad' is a uniform struct", "shared by the calls"}},
+    {"FusionBindingTwice", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x", "y", "x"}}}; },
+     {"fusion.perCall[2]: perCall binding 'x' listed twice"}},
+    {"FusionOutputShared", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x"}}}; },
+     {"fusion.perCall: output binding 'y' is not in perCall: each call writes its own outputs"}},
+    {"FusionNoPerCall", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", Json::array()}}; },
+     {"fusion.perCall: perCall needs at least one binding"}},
+    {"FusionDispatchZ", false, [](Json& j) {
+       j["variants"][0]["passes"][0]["dispatch"]["z"] = 2;
+       j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x", "y"}}};
+     },
+     {"variants[0].passes[0].fusion: a pass with `fusion` needs dispatch.z = 1", "got '2'"}},
+    {"FusionUnknownKey", false, [](Json& j) { j["variants"][0]["passes"][0]["fusion"] = {{"maxCall", 3}, {"perCall", {"x", "y"}}}; },
+     {"variants[0].passes[0].fusion: unknown key 'maxCall'"}},
+    {"FusionReservedDerive", false, [](Json& j) {
+       j["variants"][0]["passes"][0]["derive"]["fusedCalls"] = 2;
+       j["variants"][0]["passes"][0]["fusion"] = {{"maxCalls", 3}, {"perCall", {"x", "y"}}};
+     },
+     {"variants[0].passes[0].fusion: derive 'fusedCalls' (pass main)", "the name the runtime gives"}},
     {"NoVariants", false, [](Json& j) { j["variants"] = Json::array(); },
      {"m.json: variants: a kernel needs at least one variant"}},
     // Legacy format.

@@ -219,6 +219,8 @@ Object kernel_context(int rank, bool positions, bool interleaved, const char* T,
   // rms-normalization-general.wgsl.jinja: packed or native storage, each stash type across the grid.
   c["packed"] = interleaved;
   c["stashType"] = rank == 3 ? (positions ? 10 : 1) : (positions ? 16 : 1);
+  // A fused pass's calls a dispatch (docs/kernel-conventions.md "Fused calls"): one, and three.
+  c["fusedCalls"] = rank == 3 ? 1 : 3;
   return c;
 }
 

@@ -319,9 +319,32 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
             if (!fs::exists(file)) std::ofstream(file, std::ios::binary) << planned.program->wgsl;
           }
         }
-        for (const auto& planned : plan->passes) {
+        // A pass with `fusion` is also compiled for every number of fused calls 2..K a Batch can make of it
+        // here (docs/kernel-conventions.md "Fused calls"): K = maxCalls, cut by maxStorageBuffersPerShaderStage.
+        std::vector<std::pair<std::shared_ptr<const plan::Plan>, std::uint32_t>> planned_calls{{plan, 1}};
+        if (plan->passes.size() == 1 && plan->passes[0].pass->fusion) {
+          std::int64_t shared = 0, per_call = 0;
+          for (const auto& b : plan->passes[0].bindings) {
+            if (b.binding->kind == contract::BindingKind::kUniform) continue;
+            if (plan->passes[0].pass->per_call(static_cast<std::size_t>(b.binding - c.bindings.data()))) ++per_call;
+            else ++shared;
+          }
+          const std::int64_t limit = caps.caps.limit("maxStorageBuffersPerShaderStage").value_or(8);
+          const std::int64_t most = std::min<std::int64_t>(plan->passes[0].pass->fusion->max_calls,
+                                                           per_call > 0 ? (limit - shared) / per_call : 1);
+          for (std::int64_t k = 2; k <= most; ++k) {
+            try {
+              planned_calls.emplace_back(planner.plan_fused(*call, static_cast<std::uint32_t>(k)), static_cast<std::uint32_t>(k));
+            } catch (const Error& e) {
+              report.failures.push_back("render " + signature_text(*call) + " for " + std::to_string(k) + " fused calls: " + e.what());
+            }
+          }
+        }
+        for (const auto& [fused_plan, fused_calls] : planned_calls)
+        for (const auto& planned : fused_plan->passes) {
           const std::string& wgsl = planned.program->wgsl;
           const auto& pass = planned;
+          const std::string calls_text = fused_calls > 1 ? " (" + std::to_string(fused_calls) + " fused calls)" : "";
           if (compiled_texts.count(wgsl)) continue;
           ++report.wgsl_texts;
           if (!adapter_f16 && wgsl.find("enable f16;") != std::string::npos) {
@@ -330,12 +353,12 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
             continue;
           }
           try {
-            introspect::compile_wgsl(*kernel.device(), wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id);
+            introspect::compile_wgsl(*kernel.device(), wgsl, c.domain + "." + c.name + "/" + selection.variant->id + "/" + pass.pass->id + calls_text);
             ++report.compiled;
             compiled_texts[wgsl] = true;
           } catch (const Error& e) {
             compiled_texts[wgsl] = false;
-            report.failures.push_back("compile " + signature_text(*call) + " pass " + pass.pass->id + ": " + e.what());
+            report.failures.push_back("compile " + signature_text(*call) + " pass " + pass.pass->id + calls_text + ": " + e.what());
           }
         }
       }

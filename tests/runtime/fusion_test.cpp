@@ -1,0 +1,365 @@
+// Fused calls in a Batch (docs/kernel-conventions.md "Fused calls"): consecutive decode calls of one plan
+// whose pass declares `fusion` share one dispatch. The fused outputs equal the same calls made one by one
+// with Kernel::call, bit for bit, and the CPU reference (double precision); Batch::dispatches() counts
+// what a flush submits; what must break fusion does (another plan, another shared buffer, other
+// attributes, a call reading another's output); a refused call in the middle leaves the others right.
+//
+// The expected dispatch counts are derived from the packages' manifest (the RoPE `quad` pass: fusion
+// maxCalls 8, per call x and y, shared cos_cache, sin_cache, position_ids) and the device's
+// maxStorageBuffersPerShaderStage: K = min(8, (limit - 3) / 2) calls a dispatch (3 on lavapipe and on the
+// H200, whose limit is 10), so n calls make ceil(n / K) dispatches.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "call_helpers.h"
+#include "plan/device_caps.h"
+#include "reference/compare.h"
+#include "reference/random.h"
+#include "reference/rms_normalization.h"
+#include "reference/rotary_embedding.h"
+#include "wgk/introspect.h"
+
+namespace wgk::testing {
+namespace {
+
+// f32 rotation of |x| < 1 by |cos|, |sin| < 1 (kernel_test.cpp): 1e-6 absolute per step.
+constexpr reference::Tolerance kF32{1e-6, 0};
+
+std::size_t calls_per_dispatch(const Device& device) {
+  const std::int64_t limit = introspect::caps(device).limit("maxStorageBuffersPerShaderStage").value_or(8);
+  return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 3) / 2, 1, 8));
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// A decode step of one layer (bench.json's decode_r4_b1_h32x128 at 8 heads): x [1, 8, 1, 128] (batch, heads,
+// one token, head size), caches of 256 rows of 64 (rotary_dim 128), one position; the caches and the
+// position live on the device, as a model's do.
+struct Decode {
+  explicit Decode(const Kernel& kernel, std::int64_t position = 37)
+      : cos_host(random_f32({256, 64}, 21)),
+        sin_host(random_f32({256, 64}, 22)),
+        pos_host(i64({1, 1}, {position})),
+        cos(DeviceTensor::upload(cos_host, kernel.device())),
+        sin(DeviceTensor::upload(sin_host, kernel.device())),
+        // Device-resident positions are uint32 (the contract's storage: narrowing needs host data).
+        pos(DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{
+                                                      static_cast<std::uint32_t>(position)}),
+                                 kernel.device())) {}
+  HostTensor x(unsigned seed) const { return random_f32({1, 8, 1, 128}, seed); }
+  Inputs onnx(const TensorArg& x) const { return {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}; }
+  std::vector<double> onnx_ref(const HostTensor& x, bool interleaved = false) const {
+    return reference::rotary_embedding_onnx(x, cos_host, sin_host, &pos_host, {.interleaved = interleaved});
+  }
+  HostTensor cos_host, sin_host, pos_host;
+  DeviceTensor cos, sin, pos;
+};
+
+// Records `inputs` in a batch (each one call; each must choose `variant`), checks the dispatch count,
+// flushes, and expects every output to equal Kernel::call's of the same inputs byte for byte.
+void expect_batch_equals_calls(const Kernel& kernel, const std::vector<Inputs>& inputs, const Attributes& attrs,
+                               std::size_t dispatches, const std::string& what, const std::string& variant = "quad") {
+  Batch batch(kernel.device());
+  std::vector<DeviceTensor> batched;
+  for (const Inputs& in : inputs) {
+    CallInfo info;
+    batched.push_back(batch.record(kernel, in, attrs, {}, &info).at("y"));
+    EXPECT_EQ(info.variant, variant) << what << ": the case must reach this variant";
+  }
+  EXPECT_EQ(batch.size(), inputs.size()) << what;
+  EXPECT_EQ(batch.dispatches(), dispatches) << what;
+  batch.flush();
+  EXPECT_EQ(batch.dispatches(), 0u) << what;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    EXPECT_EQ(batched[i].read().data, kernel(inputs[i], attrs).at("y").read().data)
+        << what << ": call " << i << " differs from the same call made alone";
+}
+
+TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
+  // Both packages' quad variant (non-interleaved decode) fuses; interleaved=1 (vec4) does not.
+  for (const Kernel* kernel : {&onnx_kernel(), &ms_kernel()}) {
+    const Decode d(*kernel);
+    const std::size_t k = calls_per_dispatch(*kernel->device());
+    for (std::int64_t interleaved : {0, 1}) {
+      for (std::size_t n = 1; n <= 3; ++n) {
+        std::vector<Inputs> inputs;
+        std::vector<HostTensor> xs;
+        xs.reserve(n);  // the inputs point at them
+        for (std::size_t i = 0; i < n; ++i) {
+          xs.push_back(d.x(static_cast<unsigned>(100 + i)));
+          inputs.push_back(d.onnx(xs.back()));  // a [1, 1] position table: row 37 in both packages
+        }
+        const Attributes attrs{{"interleaved", interleaved}};
+        const std::string what = kernel->id() + " interleaved=" + std::to_string(interleaved) + ", " +
+                                 std::to_string(n) + " calls";
+        // interleaved=1 runs `vec4` (vec4Preferred), whose pass declares no fusion: one dispatch a call.
+        if (interleaved != 0) expect_batch_equals_calls(*kernel, inputs, attrs, n, what, "vec4");
+        else expect_batch_equals_calls(*kernel, inputs, attrs, ceil_div(n, k), what);
+        if (kernel != &onnx_kernel()) continue;
+        // And the reference of each call, in double precision.
+        Batch batch(kernel->device());
+        std::vector<DeviceTensor> ys;
+        for (const Inputs& in : inputs) ys.push_back(batch.record(*kernel, in, attrs).at("y"));
+        batch.flush();
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto cmp = reference::compare(ys[i].read(), d.onnx_ref(xs[i], interleaved != 0), kF32);
+          EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+        }
+      }
+    }
+  }
+}
+
+TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
+  // float16 stored packed in u32 words (F16_STORAGE packed, what an adapter without shader-f16 such as the
+  // H200 under Vulkan runs): the packed_quad variant fuses the same way.
+  const Kernel& onnx = onnx_kernel();
+  const std::size_t k = calls_per_dispatch(*onnx.device());
+  std::mt19937_64 rng(5);
+  const HostTensor cos_host = reference::random_float(DType::kFloat16, {256, 64}, rng);
+  const HostTensor sin_host = reference::random_float(DType::kFloat16, {256, 64}, rng);
+  const DeviceTensor cos = DeviceTensor::upload(cos_host, onnx.device());
+  const DeviceTensor sin = DeviceTensor::upload(sin_host, onnx.device());
+  const HostTensor pos_host = i64({1, 1}, {200});
+  const DeviceTensor pos = DeviceTensor::upload(
+      HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{200}), onnx.device());
+  const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
+  for (std::size_t n : {1u, 2u, 3u, 7u}) {
+    std::vector<HostTensor> xs;
+    for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, {1, 8, 1, 128}, rng));
+    Batch batch(onnx.device());
+    std::vector<DeviceTensor> ys;
+    for (const HostTensor& x : xs) {
+      CallInfo info;
+      ys.push_back(batch.record(onnx, {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, &info).at("y"));
+      EXPECT_EQ(info.variant, "packed_quad");
+    }
+    EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << n << " calls";
+    batch.flush();
+    for (std::size_t i = 0; i < n; ++i) {
+      const HostTensor y = ys[i].read();
+      EXPECT_EQ(y.data, onnx.call({{"x", xs[i]}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, nullptr)
+                            .at("y")
+                            .read()
+                            .data)
+          << n << " calls, call " << i;
+      // One rounding to f16 of an f32 rotation: half an ulp of |y| < 2 (2^-10), plus f32's error.
+      const auto cmp = reference::compare(
+          y, reference::rotary_embedding_onnx(xs[i], cos_host, sin_host, &pos_host, {}), reference::Tolerance{1e-3, 0});
+      EXPECT_TRUE(cmp.ok()) << n << " calls, call " << i << ": " << cmp.summary();
+    }
+  }
+}
+
+TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
+  // ai.onnx.RMSNormalization's row kernels (fusion maxCalls 8, x and y per call, scale shared): K = min(8,
+  // (limit - 1) / 2), 4 on lavapipe. decode_1x4096_f32 of its bench.json, with the subgroup and the
+  // workgroup reduction (barriers and subgroupAdd inside each call's function, run for workgroup_id.z).
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
+  const auto k = static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
+  const HostTensor scale_host = random_f32({4096}, 61);
+  const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
+  for (const Attributes& tunables : {Attributes{}, Attributes{{"REDUCTION", std::string("workgroup")}}}) {
+    for (std::size_t n : {1u, 2u, 4u, 5u, 9u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(random_f32({1, 4096}, static_cast<unsigned>(300 + i)));
+      Batch batch(rms.device());
+      std::vector<DeviceTensor> ys;
+      std::string variant;
+      for (const HostTensor& x : xs) {
+        CallInfo info;
+        ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
+        variant = info.variant;
+      }
+      const std::string what = variant + ", " + std::to_string(n) + " calls" + (tunables.empty() ? "" : ", workgroup reduction");
+      EXPECT_TRUE(variant == "row_vec4" || variant == "rows_vec4" || variant == "row") << what;
+      EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << what;
+      batch.flush();
+      for (std::size_t i = 0; i < n; ++i) {
+        const HostTensor y = ys[i].read();
+        EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
+            << what << ", call " << i;
+        // f32 sums of 4096 squares and one rsqrt: a few ulps of |y| < 8.
+        const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
+                                            reference::Tolerance{1e-5, 1e-5});
+        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+      }
+    }
+  }
+}
+
+TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
+  // The packed-f16 row kernels (F16_STORAGE packed, what the H200 under Vulkan runs): rows of 4096 (vec4<u32>
+  // loads, row_packed_vec8) and odd rows of 1023 (u32 words shared by two rows, row_packed: loadX per call).
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
+  const auto k = static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
+  const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
+  std::mt19937_64 rng(71);
+  for (const Shape& shape : {Shape{1, 4096}, Shape{2, 1023}}) {
+    const HostTensor scale_host = reference::random_float(DType::kFloat16, {shape[1]}, rng);
+    const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
+    for (std::size_t n : {1u, 2u, 5u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, shape, rng));
+      Batch batch(rms.device());
+      std::vector<DeviceTensor> ys;
+      std::string variant;
+      for (const HostTensor& x : xs) {
+        CallInfo info;
+        ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
+        variant = info.variant;
+      }
+      const std::string what = variant + ", " + std::to_string(shape[1]) + "-element rows, " + std::to_string(n) + " calls";
+      EXPECT_TRUE(variant == "row_packed_vec8" || variant == "rows_packed_vec8" || variant == "row_packed") << what;
+      EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << what;
+      batch.flush();
+      for (std::size_t i = 0; i < n; ++i) {
+        const HostTensor y = ys[i].read();
+        EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
+            << what << ", call " << i;
+        // One rounding to f16 (2^-11 relative) of an f32 result.
+        const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
+                                            reference::Tolerance{1e-3, 1e-3});
+        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+      }
+    }
+  }
+}
+
+TEST(FusedCalls, SixtyFourCallsMakeCeil64OverKDispatches) {
+  const Kernel& kernel = onnx_kernel();
+  const Decode d(kernel);
+  const std::size_t k = calls_per_dispatch(*kernel.device());
+  ASSERT_GE(k, 2u) << "this device's maxStorageBuffersPerShaderStage leaves no room to fuse";
+  std::vector<Inputs> inputs;
+  std::vector<HostTensor> xs;
+  for (unsigned i = 0; i < 64; ++i) {
+    xs.push_back(d.x(200 + i));
+    inputs.push_back(d.onnx(DeviceTensor::upload(xs.back(), kernel.device())));
+  }
+  expect_batch_equals_calls(kernel, inputs, {}, ceil_div(64, k), "64 calls");
+  Batch batch(kernel.device());
+  std::vector<DeviceTensor> ys;
+  for (const Inputs& in : inputs) ys.push_back(batch.record(kernel, in).at("y"));
+  batch.flush();
+  for (std::size_t i = 0; i < 64; i += 7) {
+    const auto cmp = reference::compare(ys[i].read(), d.onnx_ref(xs[i]), kF32);
+    EXPECT_TRUE(cmp.ok()) << "call " << i << ": " << cmp.summary();
+  }
+}
+
+TEST(FusedCalls, WhatBreaksFusionBreaksIt) {
+  const Kernel& onnx = onnx_kernel();
+  const Kernel& ms = ms_kernel();
+  const Decode d(onnx);
+  const std::size_t k = calls_per_dispatch(*onnx.device());
+  ASSERT_GE(k, 2u);
+  const HostTensor x0 = d.x(1), x1 = d.x(2), x2 = d.x(3);
+
+  // Another plan in between: onnx, ms, onnx are three dispatches (each its own plan's).
+  {
+    const DeviceTensor offset =
+        DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1}, std::vector<std::uint32_t>{37}), onnx.device());
+    Batch batch(onnx.device());
+    const DeviceTensor a = batch.record(onnx, d.onnx(x0)).at("y");
+    const DeviceTensor b = batch.record(ms, {{"x", x1}, {"cos", d.cos}, {"sin", d.sin}, {"positionIds", offset}}).at("y");
+    const DeviceTensor c = batch.record(onnx, d.onnx(x2)).at("y");
+    EXPECT_EQ(batch.dispatches(), 3u);
+    batch.flush();
+    EXPECT_EQ(a.read().data, onnx(d.onnx(x0)).at("y").read().data);
+    EXPECT_EQ(b.read().data, ms({{"x", x1}, {"cos", d.cos}, {"sin", d.sin}, {"positionIds", offset}}).at("y").read().data);
+    EXPECT_EQ(c.read().data, onnx(d.onnx(x2)).at("y").read().data);
+  }
+  // Another shared buffer: the same cache values in another device buffer; host caches (a new upload each call).
+  {
+    const DeviceTensor cos2 = DeviceTensor::upload(d.cos_host, onnx.device());
+    Inputs other = d.onnx(x1);
+    other.insert_or_assign("cos", TensorArg(cos2));
+    expect_batch_equals_calls(onnx, {d.onnx(x0), other}, {}, 2, "another cos buffer");
+    Inputs host = d.onnx(x1);
+    host.insert_or_assign("sin", TensorArg(d.sin_host));
+    Inputs host2 = d.onnx(x2);
+    host2.insert_or_assign("sin", TensorArg(d.sin_host));
+    expect_batch_equals_calls(onnx, {host, host2}, {}, 2, "host sin caches");
+  }
+  // Other attributes: another plan, though the same variant (num_heads is not consulted at rank 4).
+  {
+    const Attributes heads{{"num_heads", std::int64_t{8}}};
+    Batch batch(onnx.device());
+    CallInfo info;
+    const DeviceTensor a = batch.record(onnx, d.onnx(x0)).at("y");
+    const DeviceTensor b = batch.record(onnx, d.onnx(x1), heads, {}, &info).at("y");
+    EXPECT_EQ(info.variant, "quad");
+    const DeviceTensor c = batch.record(onnx, d.onnx(x2), heads).at("y");  // joins b's dispatch
+    EXPECT_EQ(batch.dispatches(), 2u);
+    batch.flush();
+    EXPECT_EQ(a.read().data, onnx(d.onnx(x0)).at("y").read().data);
+    EXPECT_EQ(b.read().data, onnx(d.onnx(x1), heads).at("y").read().data);
+    EXPECT_EQ(c.read().data, onnx(d.onnx(x2), heads).at("y").read().data);
+  }
+  // A call reading the previous call's output: in one dispatch it would read before the write.
+  {
+    Batch batch(onnx.device());
+    const DeviceTensor y1 = batch.record(onnx, d.onnx(x0)).at("y");
+    const DeviceTensor y2 = batch.record(onnx, d.onnx(y1)).at("y");
+    const DeviceTensor y3 = batch.record(onnx, d.onnx(x1)).at("y");  // joins y2's dispatch
+    EXPECT_EQ(batch.dispatches(), 2u);
+    batch.flush();
+    const DeviceTensor s1 = onnx(d.onnx(x0)).at("y");
+    EXPECT_EQ(y1.read().data, s1.read().data);
+    EXPECT_EQ(y2.read().data, onnx(d.onnx(s1)).at("y").read().data);
+    EXPECT_EQ(y3.read().data, onnx(d.onnx(x1)).at("y").read().data);
+    const auto cmp = reference::compare(y2.read(), d.onnx_ref(y1.read()), kF32);
+    EXPECT_TRUE(cmp.ok()) << cmp.summary();
+  }
+}
+
+TEST(FusedCalls, ARefusedCallInTheMiddleLeavesTheOthersRight) {
+  const Kernel& onnx = onnx_kernel();
+  const Decode d(onnx);
+  const std::size_t k = calls_per_dispatch(*onnx.device());
+  ASSERT_GE(k, 3u) << "the counts below assume three calls a dispatch";
+  const HostTensor xs[] = {d.x(31), d.x(32), d.x(33), d.x(34)};
+  Batch batch(onnx.device());
+  std::vector<DeviceTensor> ys;
+  ys.push_back(batch.record(onnx, d.onnx(xs[0])).at("y"));
+  ys.push_back(batch.record(onnx, d.onnx(xs[1])).at("y"));
+  // Position 256 is past the caches' 256 rows: refused at the boundary, not recorded.
+  Inputs bad = d.onnx(xs[2]);
+  bad.insert_or_assign("positionIds", TensorArg(i64({1, 1}, {256})));
+  expect_error([&] { batch.record(onnx, bad); }, {"positionIds[0] = 256", "[0, 255]"});
+  // A bad shape too: refused before anything is allocated.
+  Inputs bad_shape = d.onnx(random_f32({1, 8, 1, 120}, 9));
+  expect_error([&] { batch.record(onnx, bad_shape); }, {"x"});
+  EXPECT_EQ(batch.size(), 2u);
+  ys.push_back(batch.record(onnx, d.onnx(xs[2])).at("y"));  // the third call of the first dispatch
+  ys.push_back(batch.record(onnx, d.onnx(xs[3])).at("y"));  // the first of the next
+  EXPECT_EQ(batch.dispatches(), 2u);
+  batch.flush();
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(ys[i].read().data, onnx(d.onnx(xs[i])).at("y").read().data) << "call " << i;
+    const auto cmp = reference::compare(ys[i].read(), d.onnx_ref(xs[i]), kF32);
+    EXPECT_TRUE(cmp.ok()) << "call " << i << ": " << cmp.summary();
+  }
+}
+
+TEST(FusedCalls, ADroppedBatchWithAnOpenDispatchLeavesItsOutputsUnreadable) {
+  const Kernel& onnx = onnx_kernel();
+  const Decode d(onnx);
+  DeviceTensor y;
+  {
+    Batch batch(onnx.device());
+    batch.record(onnx, d.onnx(d.x(41)));
+    y = batch.record(onnx, d.onnx(d.x(42))).at("y");
+  }
+  expect_error([&] { y.read(); }, {"destroyed before flush()", "never computed"});
+  // The device and the plan's fused program still serve a new batch.
+  const HostTensor x = d.x(43);
+  expect_batch_equals_calls(onnx, {d.onnx(x), d.onnx(x)}, {}, 1, "after a dropped batch");
+}
+
+}  // namespace
+}  // namespace wgk::testing
