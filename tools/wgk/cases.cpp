@@ -50,7 +50,20 @@ Shape shape_from_json(const nlohmann::json& j, const std::string& where) {
   return shape;
 }
 
-reference::Tolerance tolerance_from_json(const nlohmann::json& j) { return {j.value("abs", 0.0), j.value("rel", 0.0)}; }
+// A tolerance object {abs, rel} (either may be absent: 0). Each must be a finite number >= 0: a negative or NaN
+// bound fails every element, even an exact one, and an infinite one accepts anything. Throws naming `where`.
+reference::Tolerance tolerance_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "must be an object {\"abs\": ..., \"rel\": ...}, got " + j.dump());
+  reference::Tolerance t;
+  for (const auto& [key, bound] : {std::pair{"abs", &t.abs}, std::pair{"rel", &t.rel}}) {
+    const auto it = j.find(key);
+    if (it == j.end()) continue;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+      bad(where + "." + key, "a tolerance must be a finite number >= 0, got " + it->dump());
+    *bound = it->get<double>();
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -459,11 +472,10 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
     c.expected_variant = entry.value("variant", "");
     c.expected_variant_without_f16 = entry.value("variantWithoutShaderF16", c.expected_variant);
     if (!entry.contains("tolerance") || !entry["tolerance"].is_object()) bad(where, "needs `tolerance` or `error`");
-    c.tolerance.abs = entry["tolerance"].value("abs", 0.0);
-    c.tolerance.rel = entry["tolerance"].value("rel", 0.0);
+    c.tolerance = tolerance_from_json(entry["tolerance"], where + ".tolerance");
     c.tolerance_why = entry["tolerance"].value("why", "");
     if (const auto outs = entry["tolerance"].find("outputs"); outs != entry["tolerance"].end())
-      for (const auto& [k, v] : outs->items()) c.output_tolerances[k] = tolerance_from_json(v);
+      for (const auto& [k, v] : outs->items()) c.output_tolerances[k] = tolerance_from_json(v, where + ".tolerance.outputs." + k);
     // Expected outputs written down with the case (a package without a CPU reference): values row-major,
     // the shape from `outputShapes`, else the one the contract infers for the call (checked in run_case).
     if (entry.contains("expected")) {
@@ -536,10 +548,11 @@ Case case_from_folder(const std::filesystem::path& folder,
   c.tolerance = {1e-5, 1e-5};
   c.tolerance_why = "two f32 implementations of the same rotation: a few ulps each";
   if (j.contains("tolerance") && j["tolerance"].is_object()) {  // e.g. f16 cases saved by `wgk diff`
-    c.tolerance = tolerance_from_json(j["tolerance"]);
+    c.tolerance = tolerance_from_json(j["tolerance"], c.name + ".tolerance");
     c.tolerance_why = j["tolerance"].value("why", "the case's own tolerance");
     if (j["tolerance"].contains("outputs"))
-      for (const auto& [k, v] : j["tolerance"]["outputs"].items()) c.output_tolerances[k] = tolerance_from_json(v);
+      for (const auto& [k, v] : j["tolerance"]["outputs"].items())
+        c.output_tolerances[k] = tolerance_from_json(v, c.name + ".tolerance.outputs." + k);
   }
   if (j.contains("output_shapes"))
     for (const auto& [k, v] : j["output_shapes"].items()) c.output_shapes[k] = shape_from_json(v, c.name + ".output_shapes." + k);

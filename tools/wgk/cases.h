@@ -131,10 +131,12 @@ Tensors generate_inputs(const nlohmann::json& inputs, DType dtype,
 /// Builds a case from one test.json entry (schema in docs/kernel-conventions.md; `expected` holds output
 /// values, `outputShapes` their shapes; an output without one gets the shape the call infers, in run_case).
 /// Throws wgk::Error (kContract) naming `where` and the key on a malformed entry, e.g. a value count that is
-/// not the product of the stated `outputShapes` entry.
+/// not the product of the stated `outputShapes` entry, or a `tolerance` bound (abs, rel, per output) that is not
+/// a finite number >= 0 ("<where> (<case>).tolerance.abs: a tolerance must be a finite number >= 0, got -1").
 Case case_from_json(const nlohmann::json& entry, const std::string& where);
 /// Reads a case folder (../shared/cases/README.md "The format, for any op"): case.json, .npy inputs, every
-/// output `expected` names, `tolerance` (with per-output `outputs`), `output_shapes`, `output_dtypes`. Each input
+/// output `expected` names, `tolerance` (with per-output `outputs`; each bound a finite number >= 0, else an error
+/// naming the case and the field, as case_from_json), `output_shapes`, `output_dtypes`. Each input
 /// file is read by read_input_npy against the contract of the case's `kernel`, which `contract_of` gives (it may
 /// load the package, throwing as it does).
 Case case_from_folder(const std::filesystem::path& folder,
