@@ -3,7 +3,6 @@
 #include "contract/contract.h"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,15 +65,20 @@ std::optional<expr::Value> scalar_value(AttributeType element, const expr::Value
       if (v.is_string()) return v;
       return std::nullopt;
     default:
+      // onnx.proto: an INT attribute's value is AttributeProto.i, an int64; a float (AttributeProto.f) is
+      // refused even when integral (4.0). A FLOAT attribute does take an integer (epsilon=1), as a number.
       *want = "an integer";
       if (v.is_int()) return v;
-      if (v.is_float()) {
-        const double d = v.as_float();
-        if (std::isfinite(d) && d == std::floor(d) && d >= -9.2233720368547758e18 && d < 9.2233720368547758e18)
-          return expr::Value(static_cast<std::int64_t>(d));
-      }
       return std::nullopt;
   }
+}
+
+// The end of the rule's text for a float given to INT or INTS (`type`): why it is not taken as its integer.
+std::string int_note(AttributeType type, const expr::Value& v) {
+  if (!v.is_float()) return "";
+  if (type == AttributeType::kInt) return ": AttributeProto.i, an int64; a float is refused even when integral";
+  if (type == AttributeType::kInts) return "; AttributeProto.ints holds int64s: a float is refused even when integral";
+  return "";
 }
 
 std::string join_values(const std::vector<expr::Value>& values) {
@@ -96,7 +100,7 @@ expr::Value attribute_value(const Attribute& a, const expr::Value& value) {
     std::optional<expr::Value> v = scalar_value(a.type, value, &want);
     if (!v)
       throw Error(ErrorKind::kInvalidArgument, label + ": value " + value.repr() + " (" + value.type_name() + ") is not " +
-                                                   want + " (ONNX " + type + " attribute)");
+                                                   want + " (ONNX " + type + " attribute" + int_note(a.type, value) + ")");
     if (!allowed(*v))
       throw Error(ErrorKind::kInvalidArgument, label + " = " + v->repr() +
                                                    " is not allowed (attributeConstraints: allowed values " +
@@ -119,7 +123,7 @@ expr::Value attribute_value(const Attribute& a, const expr::Value& value) {
     std::optional<expr::Value> v = scalar_value(element, e, &want);
     if (!v)
       throw Error(ErrorKind::kInvalidArgument, at + e.repr() + " (" + e.type_name() + ") is not " + want + " (ONNX " +
-                                                   type + " attribute: each element " + want + ")");
+                                                   type + " attribute: each element " + want + int_note(a.type, e) + ")");
     if (!allowed(*v))
       throw Error(ErrorKind::kInvalidArgument, at + v->repr() + " is not allowed (attributeConstraints: allowed values " +
                                                    join_values(a.allowed_values) + ", for each element)");

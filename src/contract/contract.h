@@ -69,8 +69,8 @@ bool is_list_type(AttributeType type);
 AttributeType attribute_type_of(const expr::Value& default_value);
 
 struct Attribute;
-/// `value` as attribute `a` takes it: INT an integer (an integral float such as 1.0 becomes 1; bools are
-/// refused), FLOAT any number (as a float), STRING a string; INTS, FLOATS, STRINGS a list whose every
+/// `value` as attribute `a` takes it: INT an integer (onnx.proto AttributeProto.i, an int64: a float is refused
+/// even when integral, 4.0, and so are bools), FLOAT any number (as a float: 1 is 1.0), STRING a string; INTS, FLOATS, STRINGS a list whose every
 /// element is such a value. Then the allowed values (attributeConstraints), of each element for a list.
 /// Throws wgk::Error kInvalidArgument naming the attribute, the rule and the value (and the element's
 /// index for a list).

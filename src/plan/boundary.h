@@ -49,7 +49,7 @@ struct CallSignature {
   /// the data) or as uint32 (already narrowed by the caller); both bind `M` and `dtypes.M` is "u32".
   std::map<std::string, TensorSignature, std::less<>> inputs;
   /// Caller's attribute values, checked against each attribute's declared ONNX type (contract::attribute_value:
-  /// INT, FLOAT, STRING, INTS, FLOATS, STRINGS; an integral float such as 1.0 is taken as 1 for INT). Absent ones
+  /// INT, FLOAT, STRING, INTS, FLOATS, STRINGS; INT takes an integer only, not 4.0; FLOAT also an integer). Absent ones
   /// take the manifest default, or stay undefined.
   std::map<std::string, expr::Value, std::less<>> attrs;
   /// Overrides of the manifest's `tunables` (e.g. WORKGROUP_SIZE 64, F16_STORAGE "packed"). Each name

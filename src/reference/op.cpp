@@ -1,6 +1,5 @@
 #include "reference/op.h"
 
-#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -59,9 +58,7 @@ std::int64_t int_attr(const Attributes& attrs, std::string_view name, std::int64
   auto it = attrs.find(name);
   if (it == attrs.end()) return fallback;
   if (const auto* i = std::get_if<std::int64_t>(&it->second)) return *i;
-  if (const auto* d = std::get_if<double>(&it->second); d && std::isfinite(*d) && std::trunc(*d) == *d)
-    return static_cast<std::int64_t>(*d);
-  wrong_kind(name, it->second, "an integer (ONNX INT)");
+  wrong_kind(name, it->second, "an integer (ONNX INT; a float is refused even when integral, as the contract refuses it)");
 }
 
 double float_attr(const Attributes& attrs, std::string_view name, double fallback) {

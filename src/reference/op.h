@@ -92,8 +92,8 @@ std::vector<const OpPlugin*> all_ops();
 Results run_reference(std::string_view domain, std::string_view op, const Tensors& inputs, const Attributes& attrs,
                       const std::vector<std::string>& outputs = {"y"});
 
-/// An INT attribute (an integral double is accepted); `fallback` when absent. Throws wgk::Error
-/// (kInvalidArgument) naming the attribute for a string or a non-integral number.
+/// An INT attribute, an int64 (contract::attribute_value's rule: a double is refused, even 4.0); `fallback` when
+/// absent. Throws wgk::Error (kInvalidArgument) naming the attribute for a string or a double.
 std::int64_t int_attr(const Attributes& attrs, std::string_view name, std::int64_t fallback);
 /// A FLOAT attribute (an int64 is widened); `fallback` when absent. Throws as int_attr for a string.
 double float_attr(const Attributes& attrs, std::string_view name, double fallback);

@@ -343,18 +343,23 @@ TEST(PlanBoundary, Errors) {
 
 TEST(PlanBoundary, AcceptedSpellings) {
   Planner p(load(kSeed004), DeviceCaps::lavapipe(), fake_templates());
-  // ONNX names, positionIds already narrowed to uint32, an integral float attribute: same variant as the
-  // canonical call (row "r4 pos head8 interleaved").
+  // ONNX names, positionIds already narrowed to uint32: same variant as the canonical call (row "r4 pos head8
+  // interleaved").
   CallSignature c;
   c.inputs["X"] = {DType::kFloat32, {2, 4, 3, 8}};
   c.inputs["cos_cache"] = {DType::kFloat32, {50, 4}};
   c.inputs["sin_cache"] = {DType::kFloat32, {50, 4}};
   c.inputs["position_ids"] = {DType::kUInt32, {2, 3}};
-  c.attrs["interleaved"] = 1.0;
+  c.attrs["interleaved"] = std::int64_t{1};
   const Selection s = p.select(c);
   ASSERT_NE(s.variant, nullptr) << s.failure;
   EXPECT_EQ(s.variant->id, "rank4_cache2_pos_quad");
   EXPECT_THAT(s.signature, HasSubstr("interleaved=1"));
+  // An integral float is not an INT (onnx.proto: AttributeProto.i is an int64); before, 1.0 was taken as 1.
+  c.attrs["interleaved"] = 1.0;
+  EXPECT_THAT(error_of([&] { p.select(c); }),
+              HasSubstr("attribute 'interleaved': value 1.0 (float) is not an integer (ONNX INT attribute: "
+                        "AttributeProto.i, an int64; a float is refused even when integral)"));
 }
 
 TEST(PlanSelect, DeriveValuesAreLazyAndErrorsStayLocal) {
@@ -536,6 +541,9 @@ TEST(PlanTiny, StringAndFloatAttributesByDeclaredType) {
   call.attrs.erase("alpha");
   call.attrs["scale"] = expr::Value("2");
   EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("is not an integer (ONNX INT attribute)"));
+  call.attrs["scale"] = expr::Value(2.0);  // INT takes no float, even an integral one; FLOAT took the integer 1 above
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("attribute 'scale': value 2.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i"));
 }
 
 TEST(PlanTiny, AttributeTypeMustBeKnownAndFitTheDefault) {
@@ -543,6 +551,8 @@ TEST(PlanTiny, AttributeTypeMustBeKnownAndFitTheDefault) {
               HasSubstr("attribute type 'BOOL' is not INT, FLOAT, STRING, INTS, FLOATS or STRINGS"));
   EXPECT_THAT(error_of([&] { tiny_with(R"("mode": { "type": "STRING", "default": 0 })", ""); }, ErrorKind::kContract),
               AllOf(HasSubstr("the default 0 is not of type STRING"), HasSubstr("is not a string (ONNX STRING attribute)")));
+  EXPECT_THAT(error_of([&] { tiny_with(R"("count": { "type": "INT", "default": 2.0 })", ""); }, ErrorKind::kContract),
+              AllOf(HasSubstr("the default 2.0 is not of type INT"), HasSubstr("a float is refused even when integral")));
   // A list default: of the declared list type, each element; and each element an allowed value.
   EXPECT_THAT(error_of([&] { tiny_with(R"("perm": { "type": "INTS", "default": 0 })", ""); }, ErrorKind::kContract),
               AllOf(HasSubstr("the default 0 is not of type INTS"), HasSubstr("is not a list (ONNX INTS attribute")));
@@ -556,7 +566,7 @@ TEST(PlanTiny, AttributeTypeMustBeKnownAndFitTheDefault) {
 
 // INTS, FLOATS and STRINGS (ONNX AttributeProto lists, issue 15): declared or implied by the default, each
 // element checked against the element type and the allowed values, normalized as a scalar attribute is
-// (an integral 1.0 in INTS is 1, an integer in FLOATS a float): Selection::signature shows the values used.
+// (an integer in FLOATS is a float; a float in INTS is refused, even 1.0): Selection::signature shows the values used.
 TEST(PlanTiny, ListAttributesByDeclaredType) {
   const auto c = tiny_with(R"("perm": { "type": "INTS" }, "gains": { "type": "FLOATS", "default": [1.0, 0.5] },
                               "names": { "type": "STRINGS" }, "axes": { "default": [1, 2] }, "empty": { "type": "INTS", "default": [] })",
@@ -567,7 +577,7 @@ TEST(PlanTiny, ListAttributesByDeclaredType) {
   EXPECT_EQ(c->find_attribute("axes")->type, AttributeType::kInts);  // no type: a list of integers
   Planner p(c, DeviceCaps::webgpu_defaults(), fake_templates());
   CallSignature call = tiny_call({6, 8});
-  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{3}, 1.0, std::int64_t{0}});
+  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{3}, std::int64_t{1}, std::int64_t{0}});
   call.attrs["gains"] = expr::Value(expr::List{std::int64_t{2}, 0.25});
   call.attrs["names"] = expr::Value(expr::List{"b", "a", "b"});
   const Selection s = p.select(call);
@@ -581,6 +591,10 @@ TEST(PlanTiny, ListAttributesByDeclaredType) {
   call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, 1.5});
   EXPECT_THAT(error_of([&] { p.select(call); }),
               HasSubstr("attribute 'perm' = [0, 1.5]: element [1] 1.5 (float) is not an integer (ONNX INTS attribute"));
+  call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, 1.0});
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("attribute 'perm' = [0, 1.0]: element [1] 1.0 (float) is not an integer (ONNX INTS attribute: each "
+                        "element an integer; AttributeProto.ints holds int64s: a float is refused even when integral)"));
   call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, true});
   EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("element [1] True (bool) is not an integer"));
   call.attrs["perm"] = expr::Value(expr::List{std::int64_t{0}, std::int64_t{4}});

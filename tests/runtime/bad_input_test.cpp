@@ -376,6 +376,20 @@ TEST(BadInputAttributes, InterleavedAsFloat) {
   expect_error([&] { run(onnx_kernel(), c); }, {"'interleaved'", "0.5", "not an integer"});
 }
 
+// onnx.proto: an INT attribute's value is AttributeProto.i, an int64: 4.0 through the C++ API is refused naming
+// the attribute, the value and the rule (before: taken as 4); a FLOAT attribute (com.microsoft's scale) takes
+// the integer 1.
+TEST(BadInputAttributes, IntegralFloatForAnIntAttribute) {
+  Call c = onnx_rank4();
+  c.attrs["num_heads"] = 4.0;
+  expect_error([&] { run(onnx_kernel(), c); },
+               {"attribute 'num_heads': value 4.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i, an "
+                "int64; a float is refused even when integral)"});
+  Call m = ms_table();
+  m.attrs["scale"] = std::int64_t{1};
+  EXPECT_NO_THROW(run(ms_kernel(), m));
+}
+
 TEST(BadInputAttributes, UnknownAttribute) {
   for (auto make : {onnx_rank4, ms_table}) {
     Call c = make();

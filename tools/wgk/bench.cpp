@@ -108,9 +108,12 @@ void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
     throw Error(ErrorKind::kContract, kernel.id() + ": bench.json: " + e.what());
   }
   const auto& cases = bench.at("cases");
+  auto where = [&](std::size_t i) { return kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]"; };
+  // Every case's input dtypes by the contract's type constraints, as test.json's, before any case is timed.
+  for (std::size_t i = 0; i < cases.size(); ++i) check_case_input_dtypes(*introspect::contract(kernel), cases[i], where(i));
   Progress progress("wgk bench: " + kernel.id(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    BenchCase c = bench_case_from_json(cases[i], kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]");
+    BenchCase c = bench_case_from_json(cases[i], where(i));
     progress.update(i, c.name);
     if (!o.filter.empty() && c.name.find(o.filter) == std::string::npos) continue;
     for (const auto& [name, value] : o.overrides) c.tunables.insert_or_assign(name, value);

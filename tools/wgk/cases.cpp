@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -65,12 +66,23 @@ reference::Tolerance tolerance_from_json(const nlohmann::json& j, const std::str
   return t;
 }
 
+// Whether a JSON integer is an int64: nlohmann reads 2^63 and above as unsigned, which get<int64_t> would wrap to
+// a negative number. One that is not is read as a double, as --attr reads a decimal integer past int64's range:
+// a FLOAT takes it, an INT refuses it as a float.
+bool is_int64(const nlohmann::json& v) {
+  return v.is_number_integer() &&
+         !(v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+}
+
 }  // namespace
 
 AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (is_int64(v)) return v.get<std::int64_t>();
   if (v.is_number()) return v.get<double>();
-  if (v.is_boolean()) return std::int64_t{v.get<bool>()};
+  // The contract refuses a bool for every type, and --attr reads "true" as text: a JSON boolean is refused too.
+  if (v.is_boolean())
+    bad(where, v.dump() + " is a JSON boolean, which no ONNX attribute type holds (AttributeProto: INT, FLOAT, STRING "
+                          "and their lists); an INT flag is 0 or 1");
   if (v.is_string()) return v.get<std::string>();
   if (v.is_array()) {
     // INTS, FLOATS, STRINGS: all integers, all numbers (some not integers), or all strings.
@@ -80,7 +92,7 @@ AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& w
     for (const auto& e : v) {
       if (e.is_number() && strings.empty()) {
         floats.push_back(e.get<double>());
-        if (e.is_number_integer()) ints.push_back(e.get<std::int64_t>());
+        if (is_int64(e)) ints.push_back(e.get<std::int64_t>());
       } else if (e.is_string() && floats.empty()) {
         strings.push_back(e.get<std::string>());
       } else {
@@ -186,30 +198,34 @@ Attributes parse_name_values(const std::vector<std::string>& specs, const std::s
   return out;
 }
 
-void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
-                               const std::string& option) {
+void check_attribute_options(const contract::Contract& contract, const std::vector<std::string>& specs,
+                             const std::string& option) {
   for (const std::string& spec : joined_specs(specs)) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) continue;  // parse_name_value's error
-    const contract::Attribute* a = contract.find_attribute(spec.substr(0, eq));
-    if (!a || (a->type != contract::AttributeType::kInt && a->type != contract::AttributeType::kInts)) continue;
-    const std::string text = spec.substr(eq + 1);
+    const auto [name, value] = parse_name_value(spec, option);  // its errors came first, from parse_name_values
+    const contract::Attribute* a = contract.find_attribute(name);
+    if (!a) continue;  // the boundary's "unknown attribute", listing the declared ones
+    const std::string where = option + " " + spec;
+    // What the contract cannot see: a decimal integer past int64 was read as a double (a FLOAT takes it), and
+    // would be refused as a float, not for its range.
     const bool list = a->type == contract::AttributeType::kInts;
-    if (list && (text.size() < 2 || text.front() != '[' || text.back() != ']')) continue;  // the contract's rule
-    const std::string inner = list ? text.substr(1, text.size() - 2) : text;
-    const std::vector<std::string> elements = list ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner))
-                                                   : std::vector<std::string>{text};
-    for (std::size_t k = 0; k < elements.size(); ++k) {
-      const std::string& t = elements[k];
-      const std::string what = option + " " + spec + ": attribute " + a->name + " is ONNX " + (list ? "INTS" : "INT") +
-                               (list ? ", element " + std::to_string(k) + " '" : ": '") + t + "' ";
-      if (is_decimal_integer(t)) {
-        if (!decimal_int64(t))
-          throw Error(ErrorKind::kInvalidArgument, what + "is past int64's range [-9223372036854775808, 9223372036854775807]");
-      } else if (is_decimal_number(t)) {
-        throw Error(ErrorKind::kInvalidArgument,
-                    what + "is a decimal number, not a decimal integer (digits 0-9 with an optional sign)");
-      }
+    if (list || a->type == contract::AttributeType::kInt) {
+      const std::string text = spec.substr(spec.find('=') + 1);
+      const bool bracketed = text.size() >= 2 && text.front() == '[' && text.back() == ']';
+      const std::string inner = bracketed ? text.substr(1, text.size() - 2) : text;
+      const std::vector<std::string> elements =
+          list && bracketed ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner)) : std::vector<std::string>{text};
+      for (std::size_t k = 0; k < elements.size(); ++k)
+        if (is_decimal_integer(elements[k]) && !decimal_int64(elements[k]))
+          throw Error(ErrorKind::kInvalidArgument,
+                      where + ": attribute '" + a->name + "': " + (list && bracketed ? "element [" + std::to_string(k) + "] '" : "value '") +
+                          elements[k] + "' is past int64's range [-9223372036854775808, 9223372036854775807] (ONNX " +
+                          (list ? "INTS attribute: AttributeProto.ints holds int64s)" : "INT attribute: AttributeProto.i, an int64)"));
+    }
+    // The rest is the contract's rule, as the call applies it (4.0 for an INT is a float), with the text given.
+    try {
+      contract::attribute_value(*a, plan::attribute_value(value));
+    } catch (const Error& e) {
+      throw Error(e.kind(), where + ": " + e.what());
     }
   }
 }
@@ -281,6 +297,21 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 
 namespace {
 
+// "input positionIds (position_ids)", or "input x" when the ONNX name is the same.
+std::string input_label(const contract::Input& in) {
+  return "input " + in.name + (in.onnx_name.empty() || in.onnx_name == in.name ? "" : " (" + in.onnx_name + ")");
+}
+
+// A folder where an input's file should be: refused naming `what` (the input, or the .safetensors of named tensors)
+// and what an input file is (before: the reader's "PATH: a folder, not a file", naming no input).
+void not_a_folder(const std::filesystem::path& file, const std::string& what, const std::string& source) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(ErrorKind::kInvalidArgument, source + ": " + what +
+                                                 ": a folder, not a file (an input file is a .npy file, or a "
+                                                 ".safetensors file holding named tensors)");
+}
+
 // Throws the contract's rule when `dtype` (numpy's name of a file's dtype) is not one `input`'s type constraint
 // allows, or is stored big-endian (no reader of wgk's takes that); nothing for an input the contract does not
 // declare or of a fixed dtype.
@@ -296,8 +327,7 @@ void check_file_dtype(const contract::Contract& contract, const std::string& inp
     allowed += (allowed.empty() ? "" : ", ") + std::string(dtype_name(d));
   }
   if (ok && !big_endian) return;
-  const std::string what = source + ": input " + in->name +
-                           (in->onnx_name.empty() || in->onnx_name == in->name ? "" : " (" + in->onnx_name + ")") + ": dtype " + dtype;
+  const std::string what = source + ": " + input_label(*in) + ": dtype " + dtype;
   const std::string hint = "stored big-endian: save it little-endian, x.astype(x.dtype.newbyteorder('<'))";
   if (ok)
     throw Error(ErrorKind::kInvalidArgument, what + " " + hint + " (type " + tc->name + " allows " + allowed + ", little-endian)");
@@ -321,6 +351,7 @@ void known_input(const contract::Contract& contract, const std::string& name, co
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source) {
   known_input(contract, input, source);
+  not_a_folder(file, input_label(*contract.find_input(input)), source);
   bool big_endian = false;
   const std::string dtype = io::read_npy_dtype_name(file, &big_endian);
   check_file_dtype(contract, input, dtype, big_endian, source);
@@ -337,6 +368,7 @@ void check_case_input_dtypes(const contract::Contract& contract, const nlohmann:
 
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source) {
+  not_a_folder(file, "a .safetensors file of named inputs", source);
   const std::map<std::string, std::string> dtypes = io::read_safetensors_dtype_names(file);
   for (const auto& [name, dtype] : dtypes) known_input(contract, name, source + " tensor '" + name + "'");
   for (const auto& [name, dtype] : dtypes)

@@ -90,8 +90,9 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 /// (kInvalidArgument) "<source>: input positionIds (position_ids): dtype int32 is not allowed for type M
 /// (allowed: int64)", or "...: dtype int64 stored big-endian: save it little-endian, ... (type M allows int64,
 /// little-endian)". An input the contract does not declare is refused before the file is opened ("<source>:
-/// unknown input 'foo'; expected inputs: ..."); a file of a fixed-dtype input is read by io::read_npy, whose
-/// errors (kIo) name the file (a folder: "a folder, not a file").
+/// unknown input 'foo'; expected inputs: ..."), and a folder as `file` is refused naming the input ("<source>: input
+/// x: a folder, not a file (an input file is a .npy file, or a .safetensors file holding named tensors)"); a file
+/// of a fixed-dtype input is read by io::read_npy, whose errors (kIo) name the file.
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source);
 
@@ -99,12 +100,14 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
 /// dtype (from the header: io::read_safetensors_dtype_names) its input's type constraint does not allow, as
 /// read_input_npy does: "<source> tensor 'position_ids': input positionIds (position_ids): dtype int32 is not
 /// allowed for type M (allowed: int64)"; a tensor no input of the contract is named is refused first, as by
-/// read_input_npy. Other faults are io::read_safetensors's (kIo, naming the file).
+/// read_input_npy, and a folder before either ("<source>: a .safetensors file of named inputs: a folder, not a
+/// file (...)"). Other faults are io::read_safetensors's (kIo, naming the file).
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source);
 
-/// Refuses a test.json case `entry` (`where`: "<id>: test.json: cases[i]") whose `inputs.<name>.dtype` its input's
-/// type constraint does not allow, as read_input_npy refuses a file: a case holds ONNX data, so uint32 for
+/// Refuses a test.json or bench.json case `entry` (`where`: "<id>: test.json: cases[i]"; `wgk test`, `wgk bench` and
+/// `wgk validate` call it) whose `inputs.<name>.dtype` its input's type constraint does not allow, as
+/// read_input_npy refuses a file: a case holds ONNX data, so uint32 for
 /// positionIds (type M: int64) is refused though the C++ API takes it, and int32 gets the rule, not "unknown
 /// dtype". Throws wgk::Error (kInvalidArgument) "<where> (<case>).inputs.positionIds: input positionIds
 /// (position_ids): dtype uint32 is not allowed for type M (allowed: int64)". Entries without a string `dtype`, and
@@ -149,9 +152,11 @@ Case case_from_folder(const std::filesystem::path& folder,
 /// count of the shape the contract inferred fails naming both ("expected.y: 4 values for output y's shape [2, 3]").
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
-/// An attribute or tunable value from test.json/bench.json/case.json: integer, number, boolean (as 0/1),
-/// string, or a list of integers (INTS), of numbers with a non-integer among them (FLOATS) or of strings
-/// (STRINGS); an empty list is INTS. Throws wgk::Error (kContract) naming `where` for anything else.
+/// An attribute or tunable value from test.json/bench.json/case.json: integer, number, string, or a list of
+/// integers (INTS), of numbers with a non-integer among them (FLOATS) or of strings (STRINGS); an empty list is
+/// INTS. Throws wgk::Error (kContract) naming `where` for anything else, a boolean too ("<where>: true is a JSON
+/// boolean, which no ONNX attribute type holds ...; an INT flag is 0 or 1"), as the contract refuses a bool and
+/// --attr reads "true" as text.
 AttributeValue attribute_from_json(const nlohmann::json& v, const std::string& where);
 
 /// Parses a command-line `NAME=VALUE` (`--attr`, `--tunable`): an integer when VALUE is a decimal
@@ -167,14 +172,15 @@ std::pair<std::string, AttributeValue> parse_name_value(const std::string& spec,
 /// (wgk::Error kInvalidArgument "--tunable ROW_ORDER is given twice").
 Attributes parse_name_values(const std::vector<std::string>& specs, const std::string& option);
 
-/// Refuses a `specs` value (as parse_name_values joins them) for an attribute that `contract` types ONNX INT, or an
-/// element of one it types INTS, unless written as a decimal integer in int64's range (ONNX AttributeProto.i is
-/// an int64): "num_heads=4.0" or "=3.2e1" is refused, not read as 4 or 32, and "9223372036854775808" is past
-/// int64's range, not rounded to a double. A FLOAT attribute still takes "1". Text that is no number, and names the
-/// contract does not declare, are left to the contract's checks. Throws wgk::Error (kInvalidArgument) "--attr
-/// num_heads=4.0: attribute num_heads is ONNX INT: '4.0' is a decimal number, not a decimal integer (...)".
-void check_int_attribute_texts(const contract::Contract& contract, const std::vector<std::string>& specs,
-                               const std::string& option);
+/// Refuses a `specs` value (as parse_name_values joins them) that the contract's rule refuses for its attribute
+/// (contract::attribute_value: the ONNX type, then the allowed values), naming the text as given: "--attr
+/// num_heads=4.0: attribute 'num_heads': value 4.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i,
+/// an int64; ...)"; "=3.2e1" shows as 32.0, the value the contract sees. Checked on the text, which the contract
+/// cannot see: a decimal integer past int64's range for an INT or an INTS element ("9223372036854775808" is read
+/// as a double, which a FLOAT takes), refused for its range, not as a float. A FLOAT attribute takes "1". Names the
+/// contract does not declare are left to the call's boundary. Throws wgk::Error (kInvalidArgument).
+void check_attribute_options(const contract::Contract& contract, const std::vector<std::string>& specs,
+                             const std::string& option);
 
 /// A contract value (an attribute default, an allowed value) as an attribute value: int, float, string
 /// or a list of them (as attribute_from_json types a list).

@@ -120,7 +120,7 @@ plan::DeviceCaps parse_device(const std::string& device) {
 
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
                       std::ostream& out) {
-  check_int_attribute_texts(*contract, options.attrs, "--attr");
+  check_attribute_options(*contract, options.attrs, "--attr");
   const plan::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
   const plan::DeviceCaps device = parse_device(options.device);
   plan::Planner planner(contract, device, {});

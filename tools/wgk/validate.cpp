@@ -249,8 +249,12 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
       } catch (const nlohmann::json::exception& e) {
         throw Error(ErrorKind::kContract, kernel.id() + ": " + file + ": " + e.what());
       }
-      for (const auto& entry : j.value("cases", nlohmann::json::array()))
-        if (auto call = signature_of_case(entry)) case_signatures.push_back(std::move(*call));
+      const nlohmann::json entries = j.value("cases", nlohmann::json::array());
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        // An input dtype its type constraint refuses fails the case in `wgk test` and `wgk bench`: refused here too.
+        check_case_input_dtypes(c, entries[i], kernel.id() + ": " + file + ": cases[" + std::to_string(i) + "]");
+        if (auto call = signature_of_case(entries[i])) case_signatures.push_back(std::move(*call));
+      }
     }
     if (case_signatures.empty())
       throw Error(ErrorKind::kContract, kernel.id() + ": test.json and bench.json hold no case to take a signature from");
