@@ -435,14 +435,15 @@ expr::Value attribute_value(const AttributeValue& value) {
       value);
 }
 
-void check_data_size(std::string_view input, const HostTensor& host) {
+void check_data_size(std::string_view input, const HostTensor& host, std::string_view subject) {
+  // Built only for a message: this check runs for every input of every call.
+  const auto what = [&] { return std::string(subject) + (input.empty() ? "" : " ") + std::string(input); };
   const std::uint64_t want = with_context([&] { return tensor_bytes(host.dtype, host.shape); },
-                                          [&] { return "checking input " + std::string(input); });
+                                          [&] { return "checking " + what(); });
   if (host.data.size() != want)
     throw Error(ErrorKind::kInvalidArgument,
-                "input " + std::string(input) + ": " + std::string(dtype_name(host.dtype)) + " shape " +
-                    shape_string(host.shape) + " needs " + std::to_string(want) + " bytes of data, got " +
-                    std::to_string(host.data.size()));
+                what() + ": " + std::string(dtype_name(host.dtype)) + " shape " + shape_string(host.shape) + " needs " +
+                    std::to_string(want) + " bytes of data, got " + std::to_string(host.data.size()));
 }
 
 std::vector<std::byte> narrow_to_u32(std::string_view input, const HostTensor& host,

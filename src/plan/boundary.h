@@ -98,8 +98,9 @@ void bind_signature(const contract::Contract& contract, const std::string& op, c
 expr::Value attribute_value(const AttributeValue& value);
 
 /// Throws wgk::Error (kInvalidArgument) when `host.data` is not numel(shape) * dtype_size bytes,
-/// naming the input, the shape and both byte counts.
-void check_data_size(std::string_view input, const HostTensor& host);
+/// naming `subject` and the input ("input x: float32 shape [1, 2] needs 8 bytes of data, got 4"; for
+/// DeviceTensor::upload, subject "DeviceTensor::upload" and no input), the shape and both byte counts.
+void check_data_size(std::string_view input, const HostTensor& host, std::string_view subject = "input");
 
 /// The uint32 words of an int64 (or uint32) tensor. Every element must lie in `range` when given (the
 /// manifest's valueRange, checked first, so its rule is the one reported), and satisfy 0 <= v < 2^32 (checked

@@ -42,6 +42,7 @@ void DeviceCache::insert(Entry entry) {
     pool_[it->buffer.size()].push_back(it);
   } else {
     index_[kind].emplace(it->key, it);
+    if (kind == kProgram) program_entries_.emplace(it->program->id, it);
     if (kind == kBindGroup)
       for (std::uint64_t token : it->pins) pinned_by_[token].insert(it->key);
   }
@@ -78,6 +79,7 @@ void DeviceCache::evict(Lru::iterator it) {
     case kProgram:
       e.program->evicted = true;
       index_[kProgram].erase(e.key);
+      program_entries_.erase(e.program->id);
       break;
     case kPlan:
       index_[kPlan].erase(e.key);
@@ -134,6 +136,9 @@ std::shared_ptr<CachedPlan> DeviceCache::find_plan(std::string_view key, std::ve
     programs->push_back(std::move(program));
   }
   touch(it->second);
+  // A plan hit is a use of its programs: without this, a program used only through its cached plan would
+  // age out of the LRU under the buffers and bind groups of other calls and be compiled again.
+  for (const auto& program : *programs) touch(program_entries_.at(program->id));
   return plan;
 }
 

@@ -203,6 +203,8 @@ class DeviceCache {
   std::uint64_t tick_ = 0;
   /// kPlan, kProgram, kBindGroup by key: views of the keys in the LRU's entries (list nodes do not move).
   std::unordered_map<std::string_view, Lru::iterator> index_[3];
+  /// Cached programs by Program::id, so that a plan hit touches its programs without their keys.
+  std::unordered_map<std::uint64_t, Lru::iterator> program_entries_;
   /// Free buffers by allocation size (a size's list stays when emptied by take_buffer).
   std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;
   std::unordered_map<std::uint64_t, std::unordered_set<std::string>> pinned_by_;  ///< token -> bind group keys

@@ -148,7 +148,7 @@ DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buf
 }
 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
-  plan::check_data_size("upload", host);
+  plan::check_data_size("", host, "DeviceTensor::upload");
   std::lock_guard lock(runtime::state_of(*device).mutex);
   auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");
   buffer->int_range = plan::int_range(host);  // range checks of this tensor then need no read-back

@@ -300,8 +300,8 @@ std::string error_code(const Response& r) {
 // A failed answer as a wgk::Error: 401/403 and RepoNotFound/GatedRepo hint at HF_TOKEN.
 Error http_error(const std::string& what, const std::string& url, const Response& r, bool have_token) {
   if (r.code != CURLE_OK && r.code != CURLE_HTTP_RETURNED_ERROR) {
-    const std::string message = what + ": " + url + ": " + r.error + " (network; the store falls back to "
-                                "the embedded packages)";
+    // No fallback named here: get_kernel's store goes on to the embedded packages, `wgk download` has none.
+    const std::string message = what + ": " + url + ": " + r.error + " (a network error, before any HTTP answer)";
     // Unreachable (not merely slow): remembered for the process.
     if (r.code == CURLE_COULDNT_RESOLVE_HOST || r.code == CURLE_COULDNT_RESOLVE_PROXY ||
         r.code == CURLE_COULDNT_CONNECT || (r.code == CURLE_OPERATION_TIMEDOUT && !r.connected))

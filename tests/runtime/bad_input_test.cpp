@@ -455,6 +455,20 @@ TEST(BadInputInputs, DataLongerThanShape) {
   expect_error([&] { run(onnx_kernel(), c); }, {"input cos", "[4, 4]", "64", "68"});
 }
 
+TEST(BadInputInputs, UploadDataShorterThanShape) {
+  // DeviceTensor::upload checks its own bytes: (4, 4) float32 = 64 bytes; 60 given. The message names the upload,
+  // not an input of a call (before: "input upload: ...").
+  HostTensor cos = f32({4, 4});
+  cos.data.resize(60);
+  try {
+    (void)DeviceTensor::upload(cos, onnx_kernel().device());
+    FAIL() << "a short upload was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_EQ(std::string(e.what()), "DeviceTensor::upload: float32 shape [4, 4] needs 64 bytes of data, got 60");
+  }
+}
+
 TEST(BadInputInputs, NegativeDimension) {
   Call c = onnx_rank4();
   c.x.shape = {1, 2, -3, 8};

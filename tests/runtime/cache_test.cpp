@@ -3,6 +3,8 @@
 // across kinds. Expected outputs come from the CPU reference in double precision.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "call_helpers.h"
 #include "reference/compare.h"
 #include "reference/rotary_embedding.h"
@@ -55,7 +57,7 @@ TEST(DeviceCache, AnEvictedProgramTakesItsPlansWithItWhenNextUsed) {
   cache.insert_plan("p", plan);
   a.reset();
   std::vector<std::shared_ptr<runtime::Program>> programs;
-  ASSERT_NE(cache.find_plan("p", &programs), nullptr);  // touched: now the plan is newer than `a`
+  ASSERT_NE(cache.find_plan("p", &programs), nullptr);  // touched, and `a` with it (a plan hit uses its programs)
   ASSERT_EQ(programs.size(), 1u);
   programs.clear();
   auto b = cache.program("k", "b", "b", [] { return std::string("// b"); });
@@ -177,6 +179,38 @@ TEST(DeviceCache, NothingCachedKeepsADroppedBufferAlive) {
   EXPECT_TRUE(cmp.ok()) << cmp.summary();
   held.reset();
   EXPECT_EQ(device->cache_stats().buffers_alive, 0u);
+}
+
+TEST(DeviceCache, AProgramInUseThroughACachedPlanIsKept) {
+  // The fresh-clone tester's lru.cpp, smaller: RMSNormalization at one shape every iteration (a plan hit each
+  // time, its program used through the plan) between SkipSimplifiedLayerNormalization calls of ever new row
+  // counts (new plans, pooled buffers of new sizes: up to 3 x 512 KiB a call) that fill a 4 MiB budget. Two
+  // programs are ever in use (each call here runs one pass of the variant CallInfo names), so two compilations
+  // hold for the whole run; before, a plan hit did not count as a use of its program, which aged out of the LRU
+  // under the buffers and was compiled again (the tester: 76 compilations in 1,500 iterations).
+  const std::uint64_t budget = 4 << 20;
+  const auto device = device_with_budget(budget);
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1}, device);
+  const Kernel skip = get_kernel("webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization", {.version = 1}, device);
+  constexpr std::int64_t kHidden = 256;
+  const HostTensor gamma = f32({kHidden}), xa = f32({4, kHidden});
+  std::set<std::string> variants;
+  for (int i = 0; i < 300; ++i) {
+    const std::int64_t rows = 1 + (i * 37) % 500;
+    const HostTensor x = f32({rows, kHidden});
+    CallInfo info;
+    (void)skip.call({{"x", x}, {"skip", x}, {"gamma", gamma}}, {}, {}, &info);
+    variants.insert("skip/" + info.variant);
+    (void)rms.call({{"x", xa}, {"scale", gamma}}, {}, {}, &info);
+    variants.insert("rms/" + info.variant);
+    ASSERT_LE(device->cache_stats().cached_bytes, budget) << "after iteration " << i;
+  }
+  std::string chosen;
+  for (const auto& v : variants) chosen += " " + v;
+  ASSERT_EQ(variants.size(), 2u) << "one variant a kernel:" << chosen;
+  const CacheStats st = device->cache_stats();
+  EXPECT_GT(st.evictions, 0u) << "the budget must be filled for the test to mean anything";
+  EXPECT_EQ(st.compilations, 2u) << "variants:" << chosen << "; evictions " << st.evictions;
 }
 
 TEST(DeviceCache, NearbyLengthsShareBuffersAndBindGroups) {

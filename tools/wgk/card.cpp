@@ -244,7 +244,9 @@ std::string package_card(const fs::path& root) {
   }
 
   s << "\n\n## Use with `wgk::get_kernel` (C++)\n\n\n";
-  s << "Link the `wgk_runtime` library; the header is `include/wgk/kernel.h`. Required output shapes and logical "
+  s << "Link the CMake target `wgk::runtime` (`find_package(wgk CONFIG REQUIRED)` or `add_subdirectory`, then "
+       "`target_link_libraries(app PRIVATE wgk::runtime)`; without CMake, `pkg-config --cflags --libs wgk`); the header "
+       "is `wgk/kernel.h`. Required output shapes and logical "
        "data types are inferred from the supplied inputs and attributes; result tensors are allocated automatically.\n\n\n";
   s << "The `.version = " << version << "` option selects the published kernel contract; it is independent of any operator "
        "opset, contrib `since_version`, or model version.\n";

@@ -51,7 +51,20 @@ Shape shape_from_json(const nlohmann::json& j, const std::string& where) {
   return shape;
 }
 
-reference::Tolerance tolerance_from_json(const nlohmann::json& j) { return {j.value("abs", 0.0), j.value("rel", 0.0)}; }
+// A tolerance object {abs, rel} (either may be absent: 0). Each must be a finite number >= 0: a negative or NaN
+// bound fails every element, even an exact one, and an infinite one accepts anything. Throws naming `where`.
+reference::Tolerance tolerance_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) bad(where, "must be an object {\"abs\": ..., \"rel\": ...}, got " + j.dump());
+  reference::Tolerance t;
+  for (const auto& [key, bound] : {std::pair{"abs", &t.abs}, std::pair{"rel", &t.rel}}) {
+    const auto it = j.find(key);
+    if (it == j.end()) continue;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+      bad(where + "." + key, "a tolerance must be a finite number >= 0, got " + it->dump());
+    *bound = it->get<double>();
+  }
+  return t;
+}
 
 // Whether a JSON integer is an int64: nlohmann reads 2^63 and above as unsigned, which get<int64_t> would wrap to
 // a negative number. One that is not is read as a double, as --attr reads a decimal integer past int64's range:
@@ -491,13 +504,12 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
     c.expected_variant = entry.value("variant", "");
     c.expected_variant_without_f16 = entry.value("variantWithoutShaderF16", c.expected_variant);
     if (!entry.contains("tolerance") || !entry["tolerance"].is_object()) bad(where, "needs `tolerance` or `error`");
-    c.tolerance.abs = entry["tolerance"].value("abs", 0.0);
-    c.tolerance.rel = entry["tolerance"].value("rel", 0.0);
+    c.tolerance = tolerance_from_json(entry["tolerance"], where + ".tolerance");
     c.tolerance_why = entry["tolerance"].value("why", "");
     if (const auto outs = entry["tolerance"].find("outputs"); outs != entry["tolerance"].end())
-      for (const auto& [k, v] : outs->items()) c.output_tolerances[k] = tolerance_from_json(v);
+      for (const auto& [k, v] : outs->items()) c.output_tolerances[k] = tolerance_from_json(v, where + ".tolerance.outputs." + k);
     // Expected outputs written down with the case (a package without a CPU reference): values row-major,
-    // the shape from `outputShapes` (default: the first input's shape, as an elementwise op returns).
+    // the shape from `outputShapes`, else the one the contract infers for the call (checked in run_case).
     if (entry.contains("expected")) {
       if (!entry["expected"].is_object()) bad(where, "`expected` must be an object of output: [values]");
       for (const auto& [k, v] : entry["expected"].items()) {
@@ -508,8 +520,8 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
         if (entry.contains("outputShapes") && entry["outputShapes"].contains(k)) {
           shape = shape_from_json(entry["outputShapes"][k], where + ".outputShapes." + k);
           c.output_shapes[k] = shape;
-        } else if (!c.inputs.empty()) {
-          shape = c.inputs.begin()->second.shape;
+        } else {
+          c.expected_shape_from_call.insert(k);
         }
         if (numel(shape) != static_cast<std::int64_t>(values.size()))
           bad(where + ".expected." + k, std::to_string(values.size()) + " values for shape " + shape_string(shape));
@@ -568,10 +580,11 @@ Case case_from_folder(const std::filesystem::path& folder,
   c.tolerance = {1e-5, 1e-5};
   c.tolerance_why = "two f32 implementations of the same rotation: a few ulps each";
   if (j.contains("tolerance") && j["tolerance"].is_object()) {  // e.g. f16 cases saved by `wgk diff`
-    c.tolerance = tolerance_from_json(j["tolerance"]);
+    c.tolerance = tolerance_from_json(j["tolerance"], c.name + ".tolerance");
     c.tolerance_why = j["tolerance"].value("why", "the case's own tolerance");
     if (j["tolerance"].contains("outputs"))
-      for (const auto& [k, v] : j["tolerance"]["outputs"].items()) c.output_tolerances[k] = tolerance_from_json(v);
+      for (const auto& [k, v] : j["tolerance"]["outputs"].items())
+        c.output_tolerances[k] = tolerance_from_json(v, c.name + ".tolerance.outputs." + k);
   }
   if (j.contains("output_shapes"))
     for (const auto& [k, v] : j["output_shapes"].items()) c.output_shapes[k] = shape_from_json(v, c.name + ".output_shapes." + k);
@@ -604,15 +617,17 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   // The outputs asked for and the expected ones by the contract's names (a case may use ONNX names).
   OutputNames asked;
   reference::Results expected;
+  std::map<std::string, std::string> shape_from_call;  // contract name -> the name `expected` gives
   try {
-    asked = output_names(contract, c.outputs, "output");
     for (const auto& [name, values] : c.expected) {
       const std::string output = output_names(contract, {name}, "expected output").front();
+      if (c.expected_shape_from_call.count(name)) shape_from_call.emplace(output, name);
       // One output by its two names (invStdVar and inv_std_var): one of the two files would go unchecked.
       if (!expected.emplace(output, values).second)
         throw Error(ErrorKind::kInvalidArgument, "expected output " + name + " is given twice (it is output " +
                                                      output + ", also named by another entry of `expected`)");
     }
+    asked = output_names(contract, c.outputs, "output");
     outputs = kernel.call(inputs, c.attrs, c.tunables, &info, asked);
     r.variant = info.variant;
   } catch (const Error& e) {
@@ -650,6 +665,21 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     }
     for (const auto& name : names)
       if (ref->count(name)) expected[name] = std::move(ref->at(name));
+  }
+  // An expected output without a stated shape takes the one the contract inferred for this call.
+  for (const auto& [output, given] : shape_from_call) {
+    auto want = expected.find(output);
+    auto got = actual.find(output);
+    if (got == actual.end()) continue;  // compare_outputs reports it
+    if (numel(got->second.shape) == static_cast<std::int64_t>(want->second.values.size())) {
+      want->second.shape = got->second.shape;
+    } else {
+      problems += (problems.empty() ? "" : "; ") +
+                  ("expected." + given + ": " + std::to_string(want->second.values.size()) + " values for output " + output +
+                   "'s shape " + shape_string(got->second.shape) + " (the contract's for this call; the case states no outputShapes." +
+                   given + ")");
+      expected.erase(want);
+    }
   }
   const auto tolerance = [&](const std::string& name) {
     auto it = c.output_tolerances.find(name);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct Case {
   /// Expected outputs by output name (case folders' `expected`, test.json `expected`); empty: the op's CPU
   /// reference (src/reference/op.h) gives every output the call returns.
   reference::Results expected;
+  /// The names of `expected` whose shape the case does not state (test.json without `outputShapes.<name>`): their
+  /// shape is the one the contract infers for the call, and run_case checks the value count against it.
+  std::set<std::string, std::less<>> expected_shape_from_call;
   std::string expected_variant, expected_variant_without_f16;
   reference::Tolerance tolerance;                                    ///< for every output ...
   std::map<std::string, reference::Tolerance, std::less<>> output_tolerances;  ///< ... unless named here
@@ -128,11 +132,14 @@ Tensors generate_inputs(const nlohmann::json& inputs, DType dtype,
                                                               std::int64_t max_elements);
 
 /// Builds a case from one test.json entry (schema in docs/kernel-conventions.md; `expected` holds output
-/// values, `outputShapes` their shapes). Throws wgk::Error (kContract) naming `where` and the key on a
-/// malformed entry.
+/// values, `outputShapes` their shapes; an output without one gets the shape the call infers, in run_case).
+/// Throws wgk::Error (kContract) naming `where` and the key on a malformed entry, e.g. a value count that is
+/// not the product of the stated `outputShapes` entry, or a `tolerance` bound (abs, rel, per output) that is not
+/// a finite number >= 0 ("<where> (<case>).tolerance.abs: a tolerance must be a finite number >= 0, got -1").
 Case case_from_json(const nlohmann::json& entry, const std::string& where);
 /// Reads a case folder (../shared/cases/README.md "The format, for any op"): case.json, .npy inputs, every
-/// output `expected` names, `tolerance` (with per-output `outputs`), `output_shapes`, `output_dtypes`. Each input
+/// output `expected` names, `tolerance` (with per-output `outputs`; each bound a finite number >= 0, else an error
+/// naming the case and the field, as case_from_json), `output_shapes`, `output_dtypes`. Each input
 /// file is read by read_input_npy against the contract of the case's `kernel`, which `contract_of` gives (it may
 /// load the package, throwing as it does).
 Case case_from_folder(const std::filesystem::path& folder,
@@ -140,7 +147,9 @@ Case case_from_folder(const std::filesystem::path& folder,
 
 /// Runs `c` on `kernel`, compares every output c.expected names (else every output the call returns, against
 /// the op's CPU reference in double), checks output_shapes/dtypes, the variant (when given) and expected errors.
-/// A case with neither expected outputs nor a reference plug-in fails saying so.
+/// A case with neither expected outputs nor a reference plug-in fails saying so; an expected output the op does
+/// not have fails listing its outputs; one of c.expected_shape_from_call whose value count is not the element
+/// count of the shape the contract inferred fails naming both ("expected.y: 4 values for output y's shape [2, 3]").
 CaseResult run_case(const Kernel& kernel, const Case& c);
 
 /// An attribute or tunable value from test.json/bench.json/case.json: integer, number, string, or a list of

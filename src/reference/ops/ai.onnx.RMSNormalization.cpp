@@ -27,17 +27,43 @@ void set_tolerance(RandomCase& c) {
                         : "f32 reductions in different orders: <= 1e-5 relative each";
 }
 
+// Many short rows (the manifest's shortRows: at most 256 elements a row, at least 256 rows; the rows_vec4 and
+// rows_packed_vec8 variants, several rows a workgroup): rows 256-640 in one or two leading dims, a row of 1-2
+// trailing dims of 4-256 elements, a multiple of 8 (vec4 and packed vec8 both apply) or of 4 only (vec4).
+Shape short_rows_shape(std::mt19937_64& rng, std::int64_t* axis_attr) {
+  const std::int64_t rows = pick(rng, 256, 640);
+  const std::int64_t row = coin(rng) ? 8 * pick(rng, 1, 32) : 4 * (2 * pick(rng, 0, 31) + 1);
+  Shape x = coin(rng) ? Shape{rows} : Shape{pick(rng, 2, 4), 0};
+  if (x.size() == 2) x[1] = (rows + x[0] - 1) / x[0];  // b * s >= rows >= 256
+  const std::int64_t lead = static_cast<std::int64_t>(x.size());
+  if (row % 8 == 0 && row > 8 && coin(rng)) {  // a row of two dims: (row / 8, 8), axis on the first of them
+    x.push_back(row / 8);
+    x.push_back(8);
+  } else {
+    x.push_back(row);
+  }
+  *axis_attr = coin(rng) ? lead : lead - static_cast<std::int64_t>(x.size());  // positive or negative, same axis
+  return x;
+}
+
 // Ranks 1-4, dims 1-7 (now and then a last dim of 1,000-5,000), every axis, every scale broadcast: trailing
-// dims of X.shape[axis:], one element, (1, ..., 1, X.shape[-1]), and each trailing dim kept or 1. stash_type
-// stays 1: ORT 1.30 computes in float32 whatever it is (docs/normalization.md).
+// dims of X.shape[axis:], one element, (1, ..., 1, X.shape[-1]), and each trailing dim kept or 1; one case in
+// five has many short rows (short_rows_shape). stash_type stays 1: ORT 1.30 computes in float32 whatever it is
+// (docs/normalization.md).
 RandomCase generate(std::mt19937_64& rng, int index) {
   RandomCase c;
   c.dtype = coin(rng) ? DType::kFloat16 : DType::kFloat32;
-  const auto rank = pick(rng, 1, 4);
   Shape x;
-  for (std::int64_t d = 0; d < rank; ++d) x.push_back(pick(rng, 1, 7));
-  if (pick(rng, 0, 9) == 0) x.back() = pick(rng, 1000, 5000);
-  const std::int64_t axis_attr = pick(rng, -rank, rank - 1);
+  std::int64_t axis_attr = 0;
+  if (pick(rng, 0, 4) == 0) {
+    x = short_rows_shape(rng, &axis_attr);
+  } else {
+    for (std::int64_t d = 0, r = pick(rng, 1, 4); d < r; ++d) x.push_back(pick(rng, 1, 7));
+    if (pick(rng, 0, 9) == 0) x.back() = pick(rng, 1000, 5000);
+    const auto r = static_cast<std::int64_t>(x.size());
+    axis_attr = pick(rng, -r, r - 1);
+  }
+  const auto rank = static_cast<std::int64_t>(x.size());
   const std::int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
   Shape scale;
   switch (pick(rng, 0, 3)) {
