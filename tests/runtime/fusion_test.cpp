@@ -152,40 +152,55 @@ TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
   }
 }
 
+// RMSNormalization's K for fusion on this device: its row kernels bind x and y per call and scale once
+// (fusion maxCalls 8): min(8, (maxStorageBuffersPerShaderStage - 1) / 2), 4 on lavapipe.
+std::size_t rms_calls_per_dispatch(const Kernel& rms) {
+  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
+  return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
+}
+
+// Records one RMSNormalization call per x in one Batch and checks: a variant in `variants` ran, the batch
+// made ceil(n / K) dispatches, and each output is byte-equal to the same call made with Kernel::call and
+// within `tolerance` of the CPU reference in double precision.
+void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<HostTensor>& xs, const HostTensor& scale_host,
+                                       const DeviceTensor& scale, const Attributes& tunables,
+                                       const std::vector<std::string>& variants, double tolerance,
+                                       const std::string& label) {
+  Batch batch(rms.device());
+  std::vector<DeviceTensor> ys;
+  std::string variant;
+  for (const HostTensor& x : xs) {
+    CallInfo info;
+    ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
+    variant = info.variant;
+  }
+  const std::string what = variant + ", " + label + ", " + std::to_string(xs.size()) + " calls";
+  EXPECT_NE(std::find(variants.begin(), variants.end(), variant), variants.end()) << what;
+  EXPECT_EQ(batch.dispatches(), ceil_div(xs.size(), rms_calls_per_dispatch(rms))) << what;
+  batch.flush();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const HostTensor y = ys[i].read();
+    EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
+        << what << ", call " << i;
+    const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
+                                        reference::Tolerance{tolerance, tolerance});
+    EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+  }
+}
+
 TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
-  // ai.onnx.RMSNormalization's row kernels (fusion maxCalls 8, x and y per call, scale shared): K = min(8,
-  // (limit - 1) / 2), 4 on lavapipe. decode_1x4096_f32 of its bench.json, with the subgroup and the
+  // ai.onnx.RMSNormalization's row kernels: decode_1x4096_f32 of its bench.json, with the subgroup and the
   // workgroup reduction (barriers and subgroupAdd inside each call's function, run for workgroup_id.z).
   const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
-  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
-  const auto k = static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
   const HostTensor scale_host = random_f32({4096}, 61);
   const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
   for (const Attributes& tunables : {Attributes{}, Attributes{{"REDUCTION", std::string("workgroup")}}}) {
     for (std::size_t n : {1u, 2u, 4u, 5u, 9u}) {
       std::vector<HostTensor> xs;
       for (std::size_t i = 0; i < n; ++i) xs.push_back(random_f32({1, 4096}, static_cast<unsigned>(300 + i)));
-      Batch batch(rms.device());
-      std::vector<DeviceTensor> ys;
-      std::string variant;
-      for (const HostTensor& x : xs) {
-        CallInfo info;
-        ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
-        variant = info.variant;
-      }
-      const std::string what = variant + ", " + std::to_string(n) + " calls" + (tunables.empty() ? "" : ", workgroup reduction");
-      EXPECT_TRUE(variant == "row_vec4" || variant == "rows_vec4" || variant == "row") << what;
-      EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << what;
-      batch.flush();
-      for (std::size_t i = 0; i < n; ++i) {
-        const HostTensor y = ys[i].read();
-        EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
-            << what << ", call " << i;
-        // f32 sums of 4096 squares and one rsqrt: a few ulps of |y| < 8.
-        const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
-                                            reference::Tolerance{1e-5, 1e-5});
-        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
-      }
+      // f32 sums of 4096 squares and one rsqrt: a few ulps of |y| < 8.
+      expect_fused_rms_equal_one_by_one(rms, xs, scale_host, scale, tunables, {"row_vec4", "rows_vec4", "row"}, 1e-5,
+                                        tunables.empty() ? "subgroup reduction" : "workgroup reduction");
     }
   }
 }
@@ -194,8 +209,6 @@ TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
   // The packed-f16 row kernels (F16_STORAGE packed, what the H200 under Vulkan runs): rows of 4096 (vec4<u32>
   // loads, row_packed_vec8) and odd rows of 1023 (u32 words shared by two rows, row_packed: loadX per call).
   const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
-  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
-  const auto k = static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
   const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
   std::mt19937_64 rng(71);
   for (const Shape& shape : {Shape{1, 4096}, Shape{2, 1023}}) {
@@ -204,27 +217,10 @@ TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
     for (std::size_t n : {1u, 2u, 5u}) {
       std::vector<HostTensor> xs;
       for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, shape, rng));
-      Batch batch(rms.device());
-      std::vector<DeviceTensor> ys;
-      std::string variant;
-      for (const HostTensor& x : xs) {
-        CallInfo info;
-        ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
-        variant = info.variant;
-      }
-      const std::string what = variant + ", " + std::to_string(shape[1]) + "-element rows, " + std::to_string(n) + " calls";
-      EXPECT_TRUE(variant == "row_packed_vec8" || variant == "rows_packed_vec8" || variant == "row_packed") << what;
-      EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << what;
-      batch.flush();
-      for (std::size_t i = 0; i < n; ++i) {
-        const HostTensor y = ys[i].read();
-        EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
-            << what << ", call " << i;
-        // One rounding to f16 (2^-11 relative) of an f32 result.
-        const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
-                                            reference::Tolerance{1e-3, 1e-3});
-        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
-      }
+      // One rounding to f16 (2^-11 relative) of an f32 result.
+      expect_fused_rms_equal_one_by_one(rms, xs, scale_host, scale, tunables,
+                                        {"row_packed_vec8", "rows_packed_vec8", "row_packed"}, 1e-3,
+                                        std::to_string(shape[1]) + "-element rows");
     }
   }
 }
