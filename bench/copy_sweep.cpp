@@ -5,6 +5,12 @@
 // call: bench/peers/torch_copy.py. Not a test: run it by hand.
 //
 //   XDG_RUNTIME_DIR=/tmp build/bench/bench_copy_sweep [--mib 64,256,1024] [--iterations 50] [--spin-up-ms 1000]
+//   XDG_RUNTIME_DIR=/tmp build/bench/bench_copy_sweep --mib 1024 --pad-mib 0,2,32.5 --gap-mib 0,2
+//
+// With --pad-mib or --gap-mib it times only the baseline copy, once per (size, pad, gap): a buffer of `pad` MiB
+// allocated before src and one of `gap` MiB between src and dst, all kept alive while timed. That is where the
+// driver places src and dst relative to each other and to what was allocated before (docs/PERF.md, fourth
+// session, exp8: a linear sweep of RoPE's x and y slowed 17% with only the sizes of the buffers beside them changed).
 //
 // Prints one line per (size, variant): median GPU us of one pass between its timestamps, GB/s (read + write
 // bytes / time), the ratio to the current baseline, and the mean time per pass of passes back to back (the
@@ -96,7 +102,15 @@ int main(int argc, char** argv) {
   app.add_option("--mib", mib, "copy sizes in MiB")->delimiter(',');
   app.add_option("--iterations", iterations, "timed copies per variant")->check(CLI::Range(1, 10000));
   app.add_option("--spin-up-ms", spin_up_ms, "copies back to back before each size, to reach full clocks");
+  std::vector<double> pad_mib, gap_mib;
+  app.add_option("--pad-mib", pad_mib, "placement mode: MiB allocated before src (multiples of 1/16)")
+      ->delimiter(',')->check(CLI::Range(0.0, 65536.0));
+  app.add_option("--gap-mib", gap_mib, "placement mode: MiB allocated between src and dst")
+      ->delimiter(',')->check(CLI::Range(0.0, 65536.0));
   CLI11_PARSE(app, argc, argv);
+  const bool placement = !pad_mib.empty() || !gap_mib.empty();
+  if (pad_mib.empty()) pad_mib = {0};
+  if (gap_mib.empty()) gap_mib = {0};
 
   auto device = wgk::Device::create({});
   auto& state = wgk::introspect::state(*device);
@@ -112,21 +126,29 @@ int main(int argc, char** argv) {
     std::shared_ptr<wgk::runtime::Program> program;
   };
   std::vector<Compiled> compiled;
-  for (const Variant& v : variants(max_wg)) {
+  for (const Variant& v : placement ? std::vector<Variant>{Variant{}} : variants(max_wg)) {
     const std::string wgsl = v.wgsl();
     auto program = state.cache.program("bench/", "copy_sweep " + v.name(), "bench/copy " + v.name(), [&] { return wgsl; });
     state.cache.pipeline(gpu, *program);
     compiled.push_back({v, program});
   }
 
-  for (std::uint64_t m : mib) {
+  auto pad_buffer = [&](double m, const char* label) {
+    const auto b = static_cast<std::uint64_t>(m * 1048576.0) & ~std::uint64_t{15};
+    return b ? gpu.create_buffer(b, wgk::gpu::BufferUsage::kStorage, label) : wgk::gpu::Buffer{};
+  };
+  for (std::uint64_t m : mib)
+  for (double pad_m : pad_mib)
+  for (double gap_m : gap_mib) {
     const std::uint64_t bytes = m << 20;
     if (bytes > max_binding) {
       std::printf("%llu MiB: skipped (maxStorageBufferBindingSize %llu)\n", static_cast<unsigned long long>(m),
                   static_cast<unsigned long long>(max_binding));
       continue;
     }
+    wgk::gpu::Buffer pad = pad_buffer(pad_m, "sweep pad");
     wgk::gpu::Buffer src = gpu.create_buffer(bytes, wgk::gpu::BufferUsage::kStorage, "sweep src");
+    wgk::gpu::Buffer gap = pad_buffer(gap_m, "sweep gap");
     wgk::gpu::Buffer dst = gpu.create_buffer(bytes, wgk::gpu::BufferUsage::kStorage, "sweep dst");
     struct Ready {
       const Compiled* c;
@@ -169,6 +191,14 @@ int main(int argc, char** argv) {
         rows.push_back({v.name(), ns, t.span_mean_ns, one_pass_ns});
       }
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.ns < b.ns; });
+    if (placement) {
+      for (const Row& row : rows)
+        std::printf("%5llu MiB  pad %8.4f MiB  gap %8.4f MiB  %9.1f us  %7.1f GB/s  (%.1f us per dispatch in one pass)\n",
+                    static_cast<unsigned long long>(m), pad_m, gap_m, row.ns / 1e3,
+                    2.0 * static_cast<double>(bytes) / row.ns, row.one_pass_ns / 1e3);
+      std::fflush(stdout);
+      continue;
+    }
     for (const Row& row : rows)
       std::printf("%5llu MiB  %-36s %9.1f us  %7.1f GB/s  %.3fx of baseline time  (back to back: %.1f us per pass,"
                   " %.1f us per dispatch in one pass)\n",

@@ -3,6 +3,9 @@
 the median of single copies, each between its own two events.
 
   python3 bench/peers/torch_copy.py --mib 64,256,1024
+  python3 bench/peers/torch_copy.py --mib 1024 --pad-mib 0,2,32.5   # a tensor of that many MiB allocated before x
+
+With --pad-mib, each size is timed once per pad (placement: bench_copy_sweep's --pad-mib does the same for WGSL).
 """
 import argparse
 import statistics
@@ -14,10 +17,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", default="64,256,1024")
     ap.add_argument("--iterations", type=int, default=50)
+    ap.add_argument("--pad-mib", default="", help="comma-separated MiB allocated before x (placement)")
     args = ap.parse_args()
     print("torch", torch.__version__, torch.cuda.get_device_name(0))
-    for mib in (int(m) for m in args.mib.split(",")):
+    pads = [float(p) for p in args.pad_mib.split(",")] if args.pad_mib else [None]
+    for mib, pad_mib in ((int(m), p) for m in args.mib.split(",") for p in pads):
         n = (mib << 20) // 4
+        pad = torch.empty(int((pad_mib or 0) * 1048576) // 4, dtype=torch.float32, device="cuda")
         x = torch.ones(n, dtype=torch.float32, device="cuda")
         y = torch.empty_like(x)
         for _ in range(200):  # spin-up
@@ -42,7 +48,10 @@ def main():
             end.synchronize()
             single.append(start.elapsed_time(end) * 1e3)
         one = statistics.median(single)
-        print(f"{mib:5d} MiB  torch copy_  back to back {us:9.1f} us  {2 * (mib << 20) / us / 1e3:7.1f} GB/s"
+        where = "" if pad_mib is None else f"  pad {pad_mib:8.4f} MiB"
+        del pad, x, y
+        torch.cuda.empty_cache()  # the next pad and x come from cudaMalloc again, not the caching allocator
+        print(f"{mib:5d} MiB{where}  torch copy_  back to back {us:9.1f} us  {2 * (mib << 20) / us / 1e3:7.1f} GB/s"
               f"   one between events {one:9.1f} us", flush=True)
 
 
