@@ -132,6 +132,19 @@ expr::Value attribute_value(const Attribute& a, const expr::Value& value) {
   return expr::Value(std::move(out));
 }
 
+expr::Value tunable_value(const Tunable& t, const expr::Value& value) {
+  const expr::Value& def = t.default_value;
+  if (def.is_bool() || !(def.is_number() || def.is_string())) return value;
+  // The default's type as an attribute's (an integer INT, a float FLOAT, a string STRING), by attribute_value's rule.
+  const AttributeType type = attribute_type_of(def);
+  const char* want = "";
+  if (std::optional<expr::Value> v = scalar_value(type, value, &want)) return *v;
+  throw Error(ErrorKind::kInvalidArgument, "tunable '" + t.name + "' = " + value.repr() + " (" + value.type_name() +
+                                               ") is not " + want + " (its default is " + def.repr() +
+                                               "; a tunable takes its default's type, by the rule of an ONNX " +
+                                               attribute_type_name(type) + " attribute" + int_note(type, value) + ")");
+}
+
 bool Pass::per_call(std::size_t index) const {
   return fusion && std::find(fusion->per_call.begin(), fusion->per_call.end(), index) != fusion->per_call.end();
 }

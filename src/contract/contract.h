@@ -94,6 +94,15 @@ struct Tunable {
   expr::Value default_value;
 };
 
+/// `value` as tunable `t` takes it: of its default's type, by attribute_value's rule for that type (onnx.proto
+/// AttributeProto): an integer default takes an integer only (a float is refused even when integral, 64.0 or
+/// 6.4e1, and so is a bool), a float default any number (as a float), a string default a string; a default of
+/// another kind (a list) any value. Throws wgk::Error kInvalidArgument naming the tunable, the value, its default
+/// and the rule: "tunable 'WORKGROUP_SIZE' = 64.0 (float) is not an integer (its default is 256; a tunable takes
+/// its default's type, by the rule of an ONNX INT attribute: AttributeProto.i, an int64; a float is refused even
+/// when integral)".
+expr::Value tunable_value(const Tunable& t, const expr::Value& value);
+
 /// A named derived value. In Contract::derive the list is in dependency (evaluation) order.
 struct Derive {
   std::string name;

@@ -201,18 +201,12 @@ void bind_tunables(const Contract& c, const std::string& op, const CallSignature
         for (const auto& t : c.tunables) declared += (declared.empty() ? "" : ", ") + t.name;
         fail(op + ": unknown tunable '" + name + "'; declared tunables: " + (declared.empty() ? "none" : declared));
       }
-      const Value& def = it->second;
-      Value v = value;
-      if (def.is_int()) {
-        auto iv = value.is_bool() ? std::nullopt : integral(value);
-        if (!iv) fail(op + ": tunable '" + name + "' = " + value.repr() + " is not an integer (its default is " + def.repr() + ")");
-        v = Value(*iv);
-      } else if (def.is_float()) {
-        if (!value.is_number() || value.is_bool())
-          fail(op + ": tunable '" + name + "' = " + value.repr() + " is not a number (its default is " + def.repr() + ")");
-        v = Value(value.as_number());
-      } else if (def.is_string() && !value.is_string()) {
-        fail(op + ": tunable '" + name + "' = " + value.repr() + " is not a string (its default is " + def.repr() + ")");
+      // The contract's rule: the default's type, an integer one as an ONNX INT attribute (no float, even 64.0).
+      Value v;
+      try {
+        v = contract::tunable_value(*c.find_tunable(name), value);
+      } catch (const Error& e) {
+        fail(op + ": " + e.what());
       }
       out.tunable_overrides.insert_or_assign(name, v);
       it->second = std::move(v);

@@ -546,6 +546,42 @@ TEST(PlanTiny, StringAndFloatAttributesByDeclaredType) {
               HasSubstr("attribute 'scale': value 2.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i"));
 }
 
+// A tunable takes its default's type by the contract's rule for an attribute of that type (contract::tunable_value,
+// the one rule of contract::attribute_value): tiny's integer WG (default 64) refuses 64.0, which is also what the
+// text 6.4e1 reads as (before: both taken as 64, by expr::integral), and a bool; a FLOAT tunable takes the integer
+// 1 as 1.0, a STRING one no number. Each error names the tunable, the value, its default and the rule.
+TEST(PlanTiny, TunablesTakeTheirDefaultsTypeByTheAttributeRule) {
+  std::string text = read_text(std::string(WGK_SOURCE_DIR) + "/tests/plan/data/tiny.manifest.json");
+  const std::string from = R"("tunables": { "WG": { "default": 64 } },)";
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), R"("tunables": { "WG": { "default": 64 }, "RATE": { "default": 0.5 }, "MODE": { "default": "a" } },)");
+  Planner p(std::make_shared<const Contract>(load_contract(text, "tiny+tunables")), DeviceCaps::webgpu_defaults(), fake_templates());
+  CallSignature call = tiny_call({6, 8});
+  call.tunables["WG"] = expr::Value(std::int64_t{32});
+  call.tunables["RATE"] = expr::Value(std::int64_t{1});
+  const Selection ok = p.select(call);
+  EXPECT_TRUE(ok.variant) << ok.failure;
+  EXPECT_THAT(ok.signature, HasSubstr("RATE=1.0"));  // the integer 1 as the float a FLOAT tunable holds
+  const std::string int_rule =
+      "(its default is 64; a tunable takes its default's type, by the rule of an ONNX INT attribute: AttributeProto.i, "
+      "an int64; a float is refused even when integral)";
+  call.tunables["WG"] = expr::Value(64.0);
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("test.Tiny: tunable 'WG' = 64.0 (float) is not an integer " + int_rule));
+  call.tunables["WG"] = expr::Value(6.4e1);
+  EXPECT_THAT(error_of([&] { p.select(call); }), HasSubstr("tunable 'WG' = 64.0 (float) is not an integer " + int_rule));
+  call.tunables["WG"] = expr::Value(true);
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("tunable 'WG' = True (bool) is not an integer (its default is 64; a tunable takes its default's "
+                        "type, by the rule of an ONNX INT attribute)"));
+  call.tunables["WG"] = expr::Value(std::int64_t{32});
+  call.tunables["MODE"] = expr::Value(std::int64_t{1});
+  EXPECT_THAT(error_of([&] { p.select(call); }),
+              HasSubstr("tunable 'MODE' = 1 (int) is not a string (its default is 'a'; a tunable takes its default's type, "
+                        "by the rule of an ONNX STRING attribute)"));
+}
+
 TEST(PlanTiny, AttributeTypeMustBeKnownAndFitTheDefault) {
   EXPECT_THAT(error_of([&] { tiny_with(R"("mode": { "type": "BOOL" })", ""); }, ErrorKind::kContract),
               HasSubstr("attribute type 'BOOL' is not INT, FLOAT, STRING, INTS, FLOATS or STRINGS"));

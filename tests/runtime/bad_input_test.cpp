@@ -390,6 +390,18 @@ TEST(BadInputAttributes, IntegralFloatForAnIntAttribute) {
   EXPECT_NO_THROW(run(ms_kernel(), m));
 }
 
+// An integer tunable takes no float, as an ONNX INT attribute (contract::tunable_value): WORKGROUP_SIZE 64.0 through
+// the C++ API is refused naming the tunable, the value, its default and the rule (before: run as 64); 64 runs.
+TEST(BadInputAttributes, IntegralFloatForAnIntegerTunable) {
+  const Call c = onnx_rank4();
+  expect_error([&] { (void)onnx_kernel().call(inputs_of(c), c.attrs, {{"WORKGROUP_SIZE", 64.0}}, nullptr); },
+               {"tunable 'WORKGROUP_SIZE' = 64.0 (float) is not an integer (its default is 256; a tunable takes its "
+                "default's type, by the rule of an ONNX INT attribute: AttributeProto.i, an int64; a float is refused "
+                "even when integral)"});
+  Outputs out = onnx_kernel().call(inputs_of(c), c.attrs, {{"WORKGROUP_SIZE", std::int64_t{64}}}, nullptr);
+  EXPECT_EQ(out.at("y").read().shape, c.x.shape);
+}
+
 TEST(BadInputAttributes, UnknownAttribute) {
   for (auto make : {onnx_rank4, ms_table}) {
     Call c = make();

@@ -16,6 +16,9 @@
 #   test_attr_past_int64  (ai.onnx.RMSNormalization) a test.json case with axis 18446744073709551615 FAILs as a float
 #                   for ONNX INT, as --attr refuses it; the same case with -1 passes (before: nlohmann's unsigned
 #                   2^64 - 1 was read into an int64 as -1, and the case PASSED as axis -1).
+#   test_float_tunable  a test.json case with WORKGROUP_SIZE 6.4e1 (an integer tunable) FAILs naming the tunable, the
+#                   value, its default and the rule, as an ONNX INT attribute refuses a float; the same case with 64
+#                   passes (before fixes7: 6.4e1 ran as 64 and PASSED).
 # Usage: case_json_rules_test.sh <wgk> <source dir> <mode>
 set -eu
 wgk=$1
@@ -46,7 +49,16 @@ rms_axis() {  # name, axis as written: rows of 8 normalized over the last axis
   printf '{"name": "%s", "dtype": "float32", "attrs": {"axis": %s}, "inputs": {"x": {"shape": [2, 8]},
     "scale": {"shape": [8]}}, "tolerance": {"abs": 1e-6, "rel": 1e-5}}' "$1" "$2"
 }
+tunable_wg() {  # name, WORKGROUP_SIZE as written: the rank-4 case of rank4 with int64 positions in [0, 3]
+  printf '{"name": "%s", "dtype": "float32", "tunables": {"WORKGROUP_SIZE": %s}, "inputs": {"x": {"shape": [1, 2, 3, 8]},
+    "cos": {"shape": [4, 4]}, "sin": {"shape": [4, 4]}, "positionIds": {"shape": [1, 3], "randomInt": [0, 3]}},
+    "tolerance": {"abs": 1e-6}}' "$1" "$2"
+}
+expect_line() {  # output, fixed text a line must hold, what is missing
+  echo "$1" | grep -qF -- "$2" || fail "$3"
+}
 fail() { echo "FAIL: $1"; exit 1; }
+tunable_rule="tunable 'WORKGROUP_SIZE' = 64.0 (float) is not an integer (its default is 256; a tunable takes its default's type, by the rule of an ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)"
 int_rule="attribute 'num_heads': value 3.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)"
 case $mode in
   test_int_attr)
@@ -112,6 +124,16 @@ case $mode in
     echo "$out" | grep -qF "FAIL webgpu-kernels/ai.onnx.RMSNormalization axis_wraps: error: ai.onnx.RMSNormalization: attribute 'axis': value 1.8446744073709552e+19 (float) is not an integer (ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)" ||
       fail "no INT-attribute error for axis 2^64 - 1"
     echo "$out" | grep -q "^PASS .* axis_last" || fail "the axis -1 case did not pass"
+    echo "$out" | grep -q "^1 passed, 1 failed" || fail "expected 1 passed, 1 failed"
+    ;;
+  test_float_tunable)
+    printf '{"cases": [%s, %s]}\n' "$(tunable_wg wg_float 6.4e1)" "$(tunable_wg wg_int 64)" > "$web/test.json"
+    "$wgk" metadata "$pkg" > /dev/null
+    out=$("$wgk" test "$pkg" 2>&1 || true)
+    echo "$out"
+    expect_line "$out" "FAIL webgpu-kernels/ai.onnx.RotaryEmbedding wg_float: error: ai.onnx.RotaryEmbedding: $tunable_rule" \
+      "no integer-tunable error for WORKGROUP_SIZE 6.4e1"
+    echo "$out" | grep -q "^PASS .* wg_int" || fail "the WORKGROUP_SIZE 64 case did not pass"
     echo "$out" | grep -q "^1 passed, 1 failed" || fail "expected 1 passed, 1 failed"
     ;;
   *) fail "unknown mode $mode" ;;
