@@ -19,6 +19,13 @@
 #   test_float_tunable  a test.json case with WORKGROUP_SIZE 6.4e1 (an integer tunable) FAILs naming the tunable, the
 #                   value, its default and the rule, as an ONNX INT attribute refuses a float; the same case with 64
 #                   passes (before fixes7: 6.4e1 ran as 64 and PASSED).
+#   test_integer_ranges  test.json integer fields past their ranges FAIL naming the field, the range and the value:
+#                   positionIds values and randomInt bounds of 2^63 (int64), a uint32 value of 2^32, a dimension of -2,
+#                   a seed of -1 and of 2^64; a case with the largest seed, 2^64 - 1, passes (before fixes7: 2^63 was
+#                   wrapped to -2^63, randomInt [0, 2^63] drew from a distribution with lo > hi, uint32 values were
+#                   generated as int64, -2 reached numel naming no field, the seeds ran as other seeds and PASSED).
+#   bench_integer_ranges  `wgk bench` skips bench.json cases with a dimension of -2 or a randomInt bound of 2^63, naming
+#                   the field and the range, and times the case beside them.
 # Usage: case_json_rules_test.sh <wgk> <source dir> <mode>
 set -eu
 wgk=$1
@@ -57,8 +64,13 @@ tunable_wg() {  # name, WORKGROUP_SIZE as written: the rank-4 case of rank4 with
 expect_line() {  # output, fixed text a line must hold, what is missing
   echo "$1" | grep -qF -- "$2" || fail "$3"
 }
+ranged() {  # name, extra case keys (with a trailing comma) or "", x's shape, positionIds' spec, extra inputs or ""
+  printf '{"name": "%s", "dtype": "float32", %s "inputs": {"x": {"shape": %s}, "cos": {"shape": [4, 4]},
+    "sin": {"shape": [4, 4]}, "positionIds": %s %s}, "tolerance": {"abs": 1e-6}}' "$1" "$2" "$3" "$4" "$5"
+}
 fail() { echo "FAIL: $1"; exit 1; }
 tunable_rule="tunable 'WORKGROUP_SIZE' = 64.0 (float) is not an integer (its default is 256; a tunable takes its default's type, by the rule of an ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)"
+int64_range="is not an integer in [-9223372036854775808, 9223372036854775807], int64's range"
 int_rule="attribute 'num_heads': value 3.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)"
 case $mode in
   test_int_attr)
@@ -135,6 +147,50 @@ case $mode in
       "no integer-tunable error for WORKGROUP_SIZE 6.4e1"
     echo "$out" | grep -q "^PASS .* wg_int" || fail "the WORKGROUP_SIZE 64 case did not pass"
     echo "$out" | grep -q "^1 passed, 1 failed" || fail "expected 1 passed, 1 failed"
+    ;;
+  test_integer_ranges)
+    x='[1, 2, 3, 8]'
+    pos='{"shape": [1, 3], "values": [0, 3, 1]}'
+    printf '{"cases": [%s, %s, %s, %s, %s, %s, %s]}\n' \
+      "$(ranged pos_past_int64 "" "$x" '{"shape": [1, 3], "values": [0, 9223372036854775808, 1]}' "")" \
+      "$(ranged rand_past_int64 "" "$x" '{"shape": [1, 3], "randomInt": [0, 9223372036854775808]}' "")" \
+      "$(ranged u32_past_range "" "$x" "$pos" ', "extra": {"shape": [1], "dtype": "uint32", "values": [4294967296]}')" \
+      "$(ranged negative_dim "" '[1, -2, 3, 8]' "$pos" "")" \
+      "$(ranged seed_negative '"seed": -1,' "$x" "$pos" "")" \
+      "$(ranged seed_past_uint64 '"seed": 18446744073709551616,' "$x" "$pos" "")" \
+      "$(ranged seed_largest '"seed": 18446744073709551615,' "$x" "$pos" "")" > "$web/test.json"
+    "$wgk" metadata "$pkg" > /dev/null
+    out=$("$wgk" test "$pkg" 2>&1 || true)
+    echo "$out"
+    at="FAIL webgpu-kernels/ai.onnx.RotaryEmbedding"
+    cases="error: webgpu-kernels/ai.onnx.RotaryEmbedding: test.json: cases"
+    expect_line "$out" "$at pos_past_int64: $cases[0] (pos_past_int64).inputs.positionIds.values[1]: 9223372036854775808 $int64_range (the default dtype of \`values\`; name a float \`dtype\` for other numbers)" \
+      "no range error for a value of 2^63"
+    expect_line "$out" "$at rand_past_int64: $cases[1] (rand_past_int64).inputs.positionIds.randomInt[1]: 9223372036854775808 $int64_range" \
+      "no range error for a randomInt bound of 2^63"
+    expect_line "$out" "$at u32_past_range: $cases[2] (u32_past_range).inputs.extra.values[0]: 4294967296 is not an integer in [0, 4294967295], uint32's range" \
+      "no range error for a uint32 value of 2^32"
+    expect_line "$out" "$at negative_dim: $cases[3] (negative_dim).inputs.x.shape[1]: -2 is not an integer in [0, 9223372036854775807], a dimension's range (>= 0, an int64)" \
+      "no range error for a dimension of -2"
+    expect_line "$out" "$at seed_negative: $cases[4] (seed_negative).seed: -1 is not an integer in [0, 18446744073709551615], a seed's range (std::mt19937_64's uint64)" \
+      "no range error for a seed of -1"
+    expect_line "$out" "$at seed_past_uint64: $cases[5] (seed_past_uint64).seed: 1.8446744073709552e+19 is not an integer in [0, 18446744073709551615]" \
+      "no range error for a seed of 2^64"
+    echo "$out" | grep -q "^PASS .* seed_largest" || fail "the case with seed 2^64 - 1 did not pass"
+    echo "$out" | grep -q "^1 passed, 6 failed" || fail "expected 1 passed, 6 failed"
+    ;;
+  bench_integer_ranges)
+    printf '{"cases": [%s, %s, %s]}\n' "$(rank4 timed int64)" \
+      "$(ranged negative_dim "" '[1, -2, 3, 8]' '{"shape": [1, 3], "randomInt": [0, 3]}' "")" \
+      "$(ranged rand_past_int64 "" '[1, 2, 3, 8]' '{"shape": [1, 3], "randomInt": [9223372036854775808, 0]}' "")" > "$web/bench.json"
+    "$wgk" metadata "$pkg" > /dev/null
+    out=$("$wgk" bench "$pkg" --rounds 1 --warmup 0 --iterations 1 --spin-up-ms 0 2>&1)
+    echo "$out"
+    expect_line "$out" "negative_dim skipped: negative_dim.inputs.x.shape[1]: -2 is not an integer in [0, 9223372036854775807], a dimension's range (>= 0, an int64)" \
+      "no range error for a dimension of -2"
+    expect_line "$out" "rand_past_int64 skipped: rand_past_int64.inputs.positionIds.randomInt[0]: 9223372036854775808 $int64_range" \
+      "no range error for a randomInt bound of 2^63"
+    echo "$out" | grep -q "^1 ran, 2 skipped" || fail "expected 1 ran, 2 skipped"
     ;;
   *) fail "unknown mode $mode" ;;
 esac

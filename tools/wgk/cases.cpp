@@ -41,12 +41,50 @@ double expected_number(const nlohmann::json& v, const std::string& where) {
   bad(where, "expected values are numbers or \"nan\", \"inf\", \"-inf\", got " + v.dump());
 }
 
+// The range of a case file's integer field: [lo, hi] and its name in the error.
+struct IntegerRange {
+  std::int64_t lo;
+  std::uint64_t hi;
+  const char* name;
+};
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+constexpr IntegerRange kInt64Range{std::numeric_limits<std::int64_t>::min(), kInt64Max, "int64's range"};
+constexpr IntegerRange kUInt32Range{0, std::numeric_limits<std::uint32_t>::max(), "uint32's range"};
+constexpr IntegerRange kDimRange{0, kInt64Max, "a dimension's range (>= 0, an int64)"};
+constexpr IntegerRange kSeedRange{0, std::numeric_limits<std::uint64_t>::max(), "a seed's range (std::mt19937_64's uint64)"};
+
+// Refuses `v` unless it is a JSON integer in `r`, naming `where`, the range and the value: a JSON float (1.0, and an
+// integer of 2^64 or more, which nlohmann reads as a float), a boolean, text, or an integer past the range (also one
+// of 2^63 or more, which nlohmann holds as unsigned and get<int64_t> would wrap to a negative number).
+// `hint` ends the message (what else the field may hold).
+void check_integer(const nlohmann::json& v, const IntegerRange& r, const std::string& where, const std::string& hint = "") {
+  bool ok = false;
+  if (v.is_number_unsigned()) {
+    const std::uint64_t u = v.get<std::uint64_t>();
+    ok = u <= r.hi && (r.lo <= 0 || u >= static_cast<std::uint64_t>(r.lo));
+  } else if (v.is_number_integer()) {
+    const std::int64_t i = v.get<std::int64_t>();
+    ok = i >= r.lo && (i < 0 || static_cast<std::uint64_t>(i) <= r.hi);
+  }
+  if (!ok)
+    bad(where, v.dump() + " is not an integer in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "], " + r.name + hint);
+}
+
+// The range of an integer tensor's elements: int64 or uint32 (the integer dtypes wgk holds).
+const IntegerRange& range_of(DType dtype) { return dtype == DType::kUInt32 ? kUInt32Range : kInt64Range; }
+
+// `values` (each in range_of(dtype), checked) as a tensor of `dtype`, int64 or uint32.
+HostTensor integer_tensor(DType dtype, Shape shape, const std::vector<std::int64_t>& values) {
+  if (dtype == DType::kInt64) return HostTensor::from(dtype, std::move(shape), values);
+  return HostTensor::from(dtype, std::move(shape), std::vector<std::uint32_t>(values.begin(), values.end()));
+}
+
 Shape shape_from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_array()) bad(where, "a shape is a list of integers");
+  if (!j.is_array()) bad(where, "a shape is a list of integers, got " + j.dump());
   Shape shape;
-  for (const auto& d : j) {
-    if (!d.is_number_integer() || d.get<std::int64_t>() < 0) bad(where, "shape entries must be integers >= 0");
-    shape.push_back(d.get<std::int64_t>());
+  for (std::size_t k = 0; k < j.size(); ++k) {
+    check_integer(j[k], kDimRange, where + "[" + std::to_string(k) + "]");
+    shape.push_back(j[k].get<std::int64_t>());
   }
   return shape;
 }
@@ -429,54 +467,69 @@ Tensors generate_inputs(const nlohmann::json& inputs, DType dtype, std::uint64_t
   Tensors out;
   for (const auto& [name, spec] : inputs.items()) {
     const std::string at = where + "." + name;
-    if (!spec.is_object() || !spec.contains("shape") || !spec["shape"].is_array()) bad(at, "needs a `shape` list");
-    Shape shape;
-    for (const auto& d : spec["shape"]) {
-      if (!d.is_number_integer()) bad(at, "shape entries must be integers");
-      shape.push_back(d.get<std::int64_t>());
+    if (!spec.is_object() || !spec.contains("shape")) bad(at, "needs a `shape` list");
+    const Shape shape = shape_from_json(spec["shape"], at + ".shape");
+    std::int64_t elements = 0;
+    try {
+      elements = numel(shape);
+    } catch (const Error& e) {
+      bad(at + ".shape", e.message());  // more than 2^62 elements
     }
-    if (numel(shape) > max_elements) bad(at, "shape " + shape_string(shape) + " has more than " + std::to_string(max_elements) + " elements");
+    if (elements > max_elements) bad(at, "shape " + shape_string(shape) + " has more than " + std::to_string(max_elements) + " elements");
+    std::optional<DType> own;
+    if (spec.contains("dtype")) {
+      if (spec["dtype"].is_string()) own = parse_dtype(spec["dtype"].get<std::string>());
+      if (!own) bad(at + ".dtype", "unknown dtype " + spec["dtype"].dump() + " (float32, float16, int64, uint32)");
+    }
+    const bool float_own = own && (*own == DType::kFloat32 || *own == DType::kFloat16);
+    // `values` and `randomInt` of integers: int64, or the entry's own integer `dtype` (uint32), each element in its range.
+    const DType integer = own && !float_own ? *own : DType::kInt64;
     if (spec.contains("values")) {
-      // int64, unless the entry names a float `dtype` ("dtype": "float32"): then the values rounded to it.
-      const auto own = spec.contains("dtype") ? parse_dtype(spec["dtype"].get<std::string>()) : std::optional<DType>();
-      if (spec.contains("dtype") && !own) bad(at, "unknown dtype " + spec["dtype"].dump());
-      if (own && (*own == DType::kFloat32 || *own == DType::kFloat16)) {
+      if (!spec["values"].is_array()) bad(at + ".values", "must be a list, got " + spec["values"].dump());
+      // With a float `dtype` ("dtype": "float32"): the values rounded to it.
+      if (float_own) {
         std::vector<double> values;
         for (const auto& v : spec["values"]) values.push_back(expected_number(v, at + ".values"));
-        if (static_cast<std::int64_t>(values.size()) != numel(shape))
+        if (static_cast<std::int64_t>(values.size()) != elements)
           bad(at, std::to_string(values.size()) + " values for shape " + shape_string(shape));
         out[name] = reference::round_to_tensor(values, *own, shape);
         continue;
       }
       std::vector<std::int64_t> values;
-      for (const auto& v : spec["values"]) {
-        if (!v.is_number_integer()) bad(at, "`values` must be integers (or name a float `dtype`)");
+      for (std::size_t k = 0; k < spec["values"].size(); ++k) {
+        const nlohmann::json& v = spec["values"][k];
+        check_integer(v, range_of(integer), at + ".values[" + std::to_string(k) + "]",
+                      own ? "" : " (the default dtype of `values`; name a float `dtype` for other numbers)");
         values.push_back(v.get<std::int64_t>());
       }
-      if (static_cast<std::int64_t>(values.size()) != numel(shape))
+      if (static_cast<std::int64_t>(values.size()) != elements)
         bad(at, std::to_string(values.size()) + " values for shape " + shape_string(shape));
-      out[name] = HostTensor::from(DType::kInt64, shape, values);
+      out[name] = integer_tensor(integer, shape, values);
     } else if (spec.contains("randomInt")) {
       const auto& r = spec["randomInt"];
-      if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0] > r[1])
-        bad(at, "`randomInt` must be [lo, hi] with integers lo <= hi");
-      std::uniform_int_distribution<std::int64_t> dist(r[0].get<std::int64_t>(), r[1].get<std::int64_t>());
-      std::vector<std::int64_t> values(static_cast<std::size_t>(numel(shape)));
+      if (float_own) bad(at + ".randomInt", "draws integers: the input's `dtype` " + spec["dtype"].dump() + " is not int64 or uint32");
+      if (!r.is_array() || r.size() != 2) bad(at + ".randomInt", "must be [lo, hi] with integers lo <= hi, got " + r.dump());
+      for (std::size_t k = 0; k < 2; ++k)
+        check_integer(r[k], range_of(integer), at + ".randomInt[" + std::to_string(k) + "]");
+      const std::int64_t lo = r[0].get<std::int64_t>(), hi = r[1].get<std::int64_t>();
+      if (lo > hi) bad(at + ".randomInt", "must be [lo, hi] with integers lo <= hi, got " + r.dump());
+      std::uniform_int_distribution<std::int64_t> dist(lo, hi);
+      std::vector<std::int64_t> values(static_cast<std::size_t>(elements));
       for (auto& v : values) v = dist(rng);
-      out[name] = HostTensor::from(DType::kInt64, shape, values);
+      out[name] = integer_tensor(integer, shape, values);
     } else {
-      const std::string in_dtype = spec.value("dtype", std::string(dtype_name(dtype)));
-      const auto d = parse_dtype(in_dtype);
-      if (!d) bad(at, "unknown dtype " + in_dtype);
-      if (*d == DType::kInt64 || *d == DType::kUInt32) {
-        out[name] = HostTensor{*d, shape, std::vector<std::byte>(numel(shape) * dtype_size(*d))};
+      const DType d = own.value_or(dtype);
+      if (d == DType::kInt64 || d == DType::kUInt32) {
+        out[name] = HostTensor{d, shape, std::vector<std::byte>(elements * dtype_size(d))};
       } else {
-        out[name] = reference::random_float(*d, shape, rng);
+        out[name] = reference::random_float(d, shape, rng);
       }
     }
     if (spec.contains("truncate")) {  // a negative case: data shorter than its shape
       auto& data = out[name].data;
-      data.resize(data.size() - std::min<std::size_t>(data.size(), spec["truncate"].get<std::size_t>()));
+      const IntegerRange bytes{0, data.size(), "the bytes of the tensor"};
+      check_integer(spec["truncate"], bytes, at + ".truncate");
+      data.resize(data.size() - spec["truncate"].get<std::size_t>());
     }
   }
   return out;
@@ -497,7 +550,12 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
   const nlohmann::json tunables = entry.value("tunables", nlohmann::json::object());
   for (const auto& [k, v] : tunables.items()) c.tunables[k] = attribute_from_json(v, where + ".tunables." + k);
   if (!entry.contains("inputs") || !entry["inputs"].is_object()) bad(where, "`inputs` must be an object");
-  c.inputs = generate_inputs(entry["inputs"], *dtype, entry.value("seed", 1), where + ".inputs", std::int64_t{1} << 28);
+  std::uint64_t seed = 1;
+  if (entry.contains("seed")) {
+    check_integer(entry["seed"], kSeedRange, where + ".seed");
+    seed = entry["seed"].get<std::uint64_t>();
+  }
+  c.inputs = generate_inputs(entry["inputs"], *dtype, seed, where + ".inputs", std::int64_t{1} << 28);
   if (entry.contains("error")) {
     c.expected_error = entry["error"].get<std::string>();
   } else {

@@ -123,16 +123,22 @@ std::vector<OutputComparison> compare_outputs(const Tensors& actual, const refer
                                               std::string* problems);
 
 /// Host tensors for the `inputs` object of a test.json or bench.json case (schema in docs/kernel-conventions.md):
-/// `values` (int64), `randomInt` [lo, hi] (int64), else uniform random in [-1, 1) of `dtype` (or the
-/// entry's own `dtype`), all from one std::mt19937_64 seeded with `seed`; `truncate` drops bytes (a
-/// negative case). Throws wgk::Error (kContract) naming `where` and the key; more than `max_elements`
-/// elements in one tensor is an error.
+/// `values` and `randomInt` [lo, hi] of integers (int64, or the entry's own integer `dtype`, uint32; `values` with
+/// a float `dtype` are rounded to it), else uniform random in [-1, 1) of `dtype` (or the entry's own `dtype`),
+/// all from one std::mt19937_64 seeded with `seed`; `truncate` drops bytes (a negative case). Throws wgk::Error
+/// (kContract) naming `where` and the key; every integer field is checked against its range, naming the field,
+/// the range and the value: a shape's dimension [0, 2^63 - 1], an integer value and a `randomInt` bound the
+/// dtype's (int64 [-2^63, 2^63 - 1], uint32 [0, 2^32 - 1]), `truncate` [0, the tensor's bytes]: "<where>.x.shape[1]:
+/// -2 is not an integer in [0, 9223372036854775807], a dimension's range (>= 0, an int64)" (a JSON float such as
+/// 1.0, a boolean or text is refused the same way). More than `max_elements` elements in one tensor is an error.
 Tensors generate_inputs(const nlohmann::json& inputs, DType dtype,
                                                               std::uint64_t seed, const std::string& where,
                                                               std::int64_t max_elements);
 
 /// Builds a case from one test.json entry (schema in docs/kernel-conventions.md; `expected` holds output
-/// values, `outputShapes` their shapes; an output without one gets the shape the call infers, in run_case).
+/// values, `outputShapes` their shapes; an output without one gets the shape the call infers, in run_case;
+/// `seed` an integer in [0, 2^64 - 1], default 1, refused naming `<where> (<case>).seed` otherwise, as
+/// generate_inputs refuses an integer field).
 /// Throws wgk::Error (kContract) naming `where` and the key on a malformed entry, e.g. a value count that is
 /// not the product of the stated `outputShapes` entry, or a `tolerance` bound (abs, rel, per output) that is not
 /// a finite number >= 0 ("<where> (<case>).tolerance.abs: a tolerance must be a finite number >= 0, got -1").
