@@ -26,6 +26,10 @@
 #                   generated as int64, -2 reached numel naming no field, the seeds ran as other seeds and PASSED).
 #   bench_integer_ranges  `wgk bench` skips bench.json cases with a dimension of -2 or a randomInt bound of 2^63, naming
 #                   the field and the range, and times the case beside them.
+#   validate_case_rules  `wgk validate` refuses a test.json case whose num_heads is 3.0 or true, and a bench.json case
+#                   whose WORKGROUP_SIZE is 64.0, naming the file, the case, the field and the rule, as `wgk test`
+#                   fails them (before fixes7: validate dropped true, and counted 3.0 among its rejected signatures,
+#                   naming neither the case nor the rule).
 # Usage: case_json_rules_test.sh <wgk> <source dir> <mode>
 set -eu
 wgk=$1
@@ -67,6 +71,16 @@ expect_line() {  # output, fixed text a line must hold, what is missing
 ranged() {  # name, extra case keys (with a trailing comma) or "", x's shape, positionIds' spec, extra inputs or ""
   printf '{"name": "%s", "dtype": "float32", %s "inputs": {"x": {"shape": %s}, "cos": {"shape": [4, 4]},
     "sin": {"shape": [4, 4]}, "positionIds": %s %s}, "tolerance": {"abs": 1e-6}}' "$1" "$2" "$3" "$4" "$5"
+}
+validate_refuses() {  # test.json text, bench.json text, the error line's fixed text
+  printf '%s\n' "$1" > "$web/test.json"
+  printf '%s\n' "$2" > "$web/bench.json"
+  "$wgk" metadata "$pkg" > /dev/null
+  rc=0
+  out=$("$wgk" validate "$pkg" 2>&1) || rc=$?
+  echo "$out"
+  [ "$rc" != 0 ] || fail "wgk validate passed the case"
+  expect_line "$out" "wgk: error: webgpu-kernels/ai.onnx.RotaryEmbedding: $3" "wgk validate: no error naming the case and the rule"
 }
 fail() { echo "FAIL: $1"; exit 1; }
 tunable_rule="tunable 'WORKGROUP_SIZE' = 64.0 (float) is not an integer (its default is 256; a tunable takes its default's type, by the rule of an ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)"
@@ -191,6 +205,15 @@ case $mode in
     expect_line "$out" "rand_past_int64 skipped: rand_past_int64.inputs.positionIds.randomInt[0]: 9223372036854775808 $int64_range" \
       "no range error for a randomInt bound of 2^63"
     echo "$out" | grep -q "^1 ran, 2 skipped" || fail "expected 1 ran, 2 skipped"
+    ;;
+  validate_case_rules)
+    ok_case=$(rank3 heads_int 3)
+    validate_refuses "{\"cases\": [$ok_case, $(rank3 heads_float 3.0)]}" '{"cases": []}' \
+      "test.json: cases[1] (heads_float).attrs.num_heads: $int_rule"
+    validate_refuses "{\"cases\": [$(interleaved flag_bool true)]}" '{"cases": []}' \
+      "test.json: cases[0] (flag_bool).attrs.interleaved: true is a JSON boolean, which no ONNX attribute type holds"
+    validate_refuses "{\"cases\": [$ok_case]}" "{\"cases\": [$(tunable_wg wg_int 64), $(tunable_wg wg_float 64.0)]}" \
+      "bench.json: cases[1] (wg_float).tunables.WORKGROUP_SIZE: $tunable_rule"
     ;;
   *) fail "unknown mode $mode" ;;
 esac

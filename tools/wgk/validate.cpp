@@ -51,8 +51,13 @@ struct VariantReport {
 
 /// The signature of one test.json/bench.json entry without generating data: shapes from `shape`, dtypes
 /// from the entry's own `dtype`, int64 for `values`/`randomInt`, else the case dtype. nullopt for an
-/// expected-error case or an entry the tools would refuse anyway.
-std::optional<plan::CallSignature> signature_of_case(const nlohmann::json& entry) {
+/// expected-error case or an entry whose inputs the tools would refuse anyway. Its attributes and tunables are
+/// read as `wgk test` reads them (attribute_from_json) and must meet the contract's rule for each declared one
+/// (contract::attribute_value, contract::tunable_value), as the call's boundary checks them: a value either
+/// refuses throws wgk::Error naming `where`, the case, the field and the rule (before, such a value was dropped
+/// and the signature planned with the default, or refused by the planner among the grid's rejected signatures).
+std::optional<plan::CallSignature> signature_of_case(const contract::Contract& c, const nlohmann::json& entry,
+                                                     const std::string& where) {
   if (!entry.is_object() || entry.contains("error") || !entry.contains("inputs") || !entry["inputs"].is_object())
     return std::nullopt;
   const auto dtype = parse_dtype(entry.value("dtype", std::string("float32")));
@@ -71,18 +76,25 @@ std::optional<plan::CallSignature> signature_of_case(const nlohmann::json& entry
     if (!t) return std::nullopt;
     call.inputs[name] = {*t, shape};
   }
-  // As `wgk test` reads them (cases.h attribute_from_json: lists too); a value it refuses is left out.
-  auto value = [](const nlohmann::json& v) -> std::optional<expr::Value> {
-    try {
-      return plan::attribute_value(attribute_from_json(v, "attrs"));
-    } catch (const Error&) {
-      return std::nullopt;
+  const std::string at = where + " (" + entry.value("name", "") + ").";
+  for (const std::string key : {"attrs", "tunables"}) {
+    if (!entry.contains(key)) continue;
+    if (!entry[key].is_object()) throw Error(ErrorKind::kContract, at + key + ": must be an object of name: value");
+    for (const auto& [name, v] : entry[key].items()) {
+      const std::string field = at + key + "." + name;
+      expr::Value x = plan::attribute_value(attribute_from_json(v, field));
+      try {
+        if (key == "attrs") {
+          if (const contract::Attribute* a = c.find_attribute(name)) x = contract::attribute_value(*a, x);
+        } else if (const contract::Tunable* tunable = c.find_tunable(name)) {
+          x = contract::tunable_value(*tunable, x);
+        }
+      } catch (const Error& e) {
+        throw Error(e.kind(), field + ": " + e.what());
+      }
+      (key == "attrs" ? call.attrs : call.tunables)[name] = std::move(x);
     }
-  };
-  for (const char* key : {"attrs", "tunables"})
-    if (entry.contains(key) && entry[key].is_object())
-      for (const auto& [name, v] : entry[key].items())
-        if (auto x = value(v)) (std::string(key) == "attrs" ? call.attrs : call.tunables)[name] = *x;
+  }
   return call;
 }
 
@@ -251,9 +263,11 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
       }
       const nlohmann::json entries = j.value("cases", nlohmann::json::array());
       for (std::size_t i = 0; i < entries.size(); ++i) {
-        // An input dtype its type constraint refuses fails the case in `wgk test` and `wgk bench`: refused here too.
-        check_case_input_dtypes(c, entries[i], kernel.id() + ": " + file + ": cases[" + std::to_string(i) + "]");
-        if (auto call = signature_of_case(entries[i])) case_signatures.push_back(std::move(*call));
+        // An input dtype its type constraint refuses, or an attribute or tunable the contract refuses, fails the
+        // case in `wgk test` and `wgk bench`: refused here too.
+        const std::string where = kernel.id() + ": " + file + ": cases[" + std::to_string(i) + "]";
+        check_case_input_dtypes(c, entries[i], where);
+        if (auto call = signature_of_case(c, entries[i], where)) case_signatures.push_back(std::move(*call));
       }
     }
     if (case_signatures.empty())
