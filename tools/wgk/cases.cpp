@@ -389,11 +389,20 @@ void known_input(const contract::Contract& contract, const std::string& name, co
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source) {
   known_input(contract, input, source);
-  not_a_folder(file, input_label(*contract.find_input(input)), source);
+  const std::string label = input_label(*contract.find_input(input));
+  not_a_folder(file, label, source);
+  // The reader's errors (a missing file, not a .npy, a truncated one) name the file only: the input too.
+  const auto named = [&](auto read) {
+    try {
+      return read();
+    } catch (const Error& e) {
+      throw Error(e.kind(), source + ": " + label + ": " + e.what());
+    }
+  };
   bool big_endian = false;
-  const std::string dtype = io::read_npy_dtype_name(file, &big_endian);
+  const std::string dtype = named([&] { return io::read_npy_dtype_name(file, &big_endian); });
   check_file_dtype(contract, input, dtype, big_endian, source);
-  return io::read_npy(file);
+  return named([&] { return io::read_npy(file); });
 }
 
 void check_case_input_dtypes(const contract::Contract& contract, const nlohmann::json& entry, const std::string& where) {

@@ -91,8 +91,9 @@ std::vector<std::string> name_list(const std::vector<std::string>& values, const
 /// (allowed: int64)", or "...: dtype int64 stored big-endian: save it little-endian, ... (type M allows int64,
 /// little-endian)". An input the contract does not declare is refused before the file is opened ("<source>:
 /// unknown input 'foo'; expected inputs: ..."), and a folder as `file` is refused naming the input ("<source>: input
-/// x: a folder, not a file (an input file is a .npy file, or a .safetensors file holding named tensors)"); a file
-/// of a fixed-dtype input is read by io::read_npy, whose errors (kIo) name the file.
+/// x: a folder, not a file (an input file is a .npy file, or a .safetensors file holding named tensors)"). The .npy
+/// reader's errors (kIo: a missing file, not a .npy, a truncated one), which name the file, are thrown naming the
+/// input too: "<source>: input x (X): <file>: <the reader's message>".
 HostTensor read_input_npy(const contract::Contract& contract, const std::string& input, const std::filesystem::path& file,
                           const std::string& source);
 
