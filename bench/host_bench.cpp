@@ -18,7 +18,8 @@
 // timed part only (Dawn's own allocations on that thread included; lavapipe's threads not).
 //
 // Cases: RoPE decode_r4_b1_h32x128 of ai.onnx.RotaryEmbedding's bench.json (x [1, 32, 1, 128], cos/sin
-// [4096, 64], one position) and com.microsoft's; RMSNormalization decode_1x4096_f32 (x [1, 4096], scale [4096]).
+// [4096, 64], one position) and com.microsoft's; RMSNormalization decode_1x4096_f32 (x [1, 4096], scale [4096]);
+// SkipSimplifiedLayerNormalization decode_1x4096_f32 (x and skip [1, 4096], gamma [4096], no bias, y only).
 //
 // run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter; WGK_DAWN_ENABLE_TOGGLES=
 // skip_validation measures Dawn without its validation, docs/platform.md)
@@ -99,6 +100,7 @@ struct Decode {
 constexpr const char* kOnnxRope = "webgpu-kernels/ai.onnx.RotaryEmbedding";
 constexpr const char* kMsRope = "webgpu-kernels/com.microsoft.RotaryEmbedding";
 constexpr const char* kRmsNorm = "webgpu-kernels/ai.onnx.RMSNormalization";
+constexpr const char* kSkipNorm = "webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization";
 
 // The decode case of `id` (see the file comment), inputs uploaded (zeros; position 7).
 Decode& decode(const std::string& id, wgk::DType dtype) {
@@ -116,6 +118,10 @@ Decode& decode(const std::string& id, wgk::DType dtype) {
   if (id == kRmsNorm) {
     inputs.emplace("x", host({1, 4096}));
     inputs.emplace("scale", host({4096}));
+  } else if (id == kSkipNorm) {
+    inputs.emplace("x", host({1, 4096}));
+    inputs.emplace("skip", host({1, 4096}));
+    inputs.emplace("gamma", host({4096}));
   } else {
     inputs.emplace("x", host({1, 32, 1, 128}));
     inputs.emplace("cos", host({4096, 64}));
@@ -154,6 +160,7 @@ BENCHMARK_CAPTURE(BM_Call, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benc
 BENCHMARK_CAPTURE(BM_Call, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Call, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Call, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Call, skipnorm_f32, kSkipNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
 constexpr std::int64_t kCallsPerSubmit = 64;
 
@@ -193,10 +200,12 @@ BENCHMARK_CAPTURE(BM_Record, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(be
 BENCHMARK_CAPTURE(BM_Record, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Record, skipnorm_f32, kSkipNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, skipnorm_f32, kSkipNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
 // One validated submit of `dispatches` in one compute pass, exactly as flush_batch makes it (gpu::Layout::
 // kOnePass, validate true), timed per iteration; the GPU drained every 16 submits (not timed). Counters:
@@ -251,6 +260,7 @@ BENCHMARK_CAPTURE(BM_Flush, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(ben
 BENCHMARK_CAPTURE(BM_Flush, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Flush, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Flush, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Flush, skipnorm_f32, kSkipNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 
 // How Dawn's per-dispatch cost grows with a bind group's entries: 64 dispatches of a trivial kernel with
 // `bindings` (2 or 6) entries, as the decode kernels' calls are laid out: read-only storage inputs shared by
