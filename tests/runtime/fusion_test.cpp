@@ -4,13 +4,14 @@
 // what a flush submits; what must break fusion does (another plan, another shared buffer, other
 // attributes, a call reading another's output); a refused call in the middle leaves the others right.
 //
-// The expected dispatch counts are derived from the packages' manifest (the RoPE `quad` pass: fusion
-// maxCalls 8, per call x and y, shared cos_cache, sin_cache, position_ids) and the device's
-// maxStorageBuffersPerShaderStage: K = min(8, (limit - 3) / 2) calls a dispatch (3 on lavapipe and on the
-// H200, whose limit is 10), so n calls make ceil(n / K) dispatches.
+// The expected dispatch counts are derived from the packages' manifests and the device's
+// maxStorageBuffersPerShaderStage (fused_calls below): the RoPE `quad` pass (fusion maxCalls 8, per call x
+// and y, shared cos_cache, sin_cache, position_ids) serves K = min(8, (limit - 3) / 2) calls a dispatch (3 on
+// lavapipe and on the H200, whose limit is 10), so n calls make ceil(n / K) dispatches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "call_helpers.h"
 #include "plan/device_caps.h"
@@ -18,6 +19,7 @@
 #include "reference/random.h"
 #include "reference/rms_normalization.h"
 #include "reference/rotary_embedding.h"
+#include "reference/skip_simplified_layer_normalization.h"
 #include "wgk/introspect.h"
 
 namespace wgk::testing {
@@ -26,10 +28,16 @@ namespace {
 // f32 rotation of |x| < 1 by |cos|, |sin| < 1 (kernel_test.cpp): 1e-6 absolute per step.
 constexpr reference::Tolerance kF32{1e-6, 0};
 
-std::size_t calls_per_dispatch(const Device& device) {
+// K, the calls one dispatch serves, of a pass with fusion maxCalls 8 that binds `shared` storage buffers once
+// and `per_call` for each call (docs/kernel-conventions.md "Fused calls"): min(8, (maxStorageBuffersPerShaderStage
+// - shared) / per_call), at least 1.
+std::size_t fused_calls(const Device& device, std::int64_t shared, std::int64_t per_call) {
   const std::int64_t limit = introspect::caps(device).limit("maxStorageBuffersPerShaderStage").value_or(8);
-  return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 3) / 2, 1, 8));
+  return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - shared) / per_call, 1, 8));
 }
+
+// RoPE's quad kernels: cos_cache, sin_cache and position_ids shared, x and y per call (3 where the limit is 10).
+std::size_t calls_per_dispatch(const Device& device) { return fused_calls(device, 3, 2); }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -152,40 +160,52 @@ TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
   }
 }
 
-// RMSNormalization's K for fusion on this device: its row kernels bind x and y per call and scale once
-// (fusion maxCalls 8): min(8, (maxStorageBuffersPerShaderStage - 1) / 2), 4 on lavapipe.
-std::size_t rms_calls_per_dispatch(const Kernel& rms) {
-  const std::int64_t limit = introspect::caps(*rms.device()).limit("maxStorageBuffersPerShaderStage").value_or(8);
-  return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
+// Checks one fused call's outputs against the CPU reference (double precision); `what` names the call.
+using ReferenceCheck = std::function<void(std::size_t call, const Outputs& outputs, const std::string& what)>;
+
+// Records one call of `kernel` per element of `calls` in one Batch (no attributes, `tunables`, asking for
+// `outputs`) and checks: each call ran a variant in `variants`, the batch made `dispatches` dispatches, every
+// output of each call is byte-equal to the same call's made alone with Kernel::call, and `check` holds.
+void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Inputs>& calls, const Attributes& tunables,
+                                   const OutputNames& outputs, const std::vector<std::string>& variants,
+                                   std::size_t dispatches, const ReferenceCheck& check, const std::string& label) {
+  Batch batch(kernel.device());
+  std::vector<Outputs> batched;
+  std::string variant;
+  for (const Inputs& in : calls) {
+    CallInfo info;
+    batched.push_back(batch.record(kernel, in, {}, tunables, &info, outputs));
+    EXPECT_NE(std::find(variants.begin(), variants.end(), info.variant), variants.end()) << label << ": " << info.variant;
+    variant = info.variant;
+  }
+  const std::string what = variant + ", " + label + ", " + std::to_string(calls.size()) + " calls";
+  EXPECT_EQ(batch.dispatches(), dispatches) << what;
+  batch.flush();
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const std::string call = what + ", call " + std::to_string(i);
+    const Outputs alone = kernel.call(calls[i], {}, tunables, nullptr, outputs);
+    EXPECT_EQ(batched[i].size(), alone.size()) << call;
+    for (const auto& [name, tensor] : alone)
+      EXPECT_EQ(batched[i].at(name).read().data, tensor.read().data) << call << ", " << name;
+    check(i, batched[i], call);
+  }
 }
 
-// Records one RMSNormalization call per x in one Batch and checks: a variant in `variants` ran, the batch
-// made ceil(n / K) dispatches, and each output is byte-equal to the same call made with Kernel::call and
-// within `tolerance` of the CPU reference in double precision.
+// RMSNormalization's row kernels bind x and y per call and scale once: K = 4 where the limit is 10.
 void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<HostTensor>& xs, const HostTensor& scale_host,
                                        const DeviceTensor& scale, const Attributes& tunables,
                                        const std::vector<std::string>& variants, double tolerance,
                                        const std::string& label) {
-  Batch batch(rms.device());
-  std::vector<DeviceTensor> ys;
-  std::string variant;
-  for (const HostTensor& x : xs) {
-    CallInfo info;
-    ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
-    variant = info.variant;
-  }
-  const std::string what = variant + ", " + label + ", " + std::to_string(xs.size()) + " calls";
-  EXPECT_NE(std::find(variants.begin(), variants.end(), variant), variants.end()) << what;
-  EXPECT_EQ(batch.dispatches(), ceil_div(xs.size(), rms_calls_per_dispatch(rms))) << what;
-  batch.flush();
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    const HostTensor y = ys[i].read();
-    EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
-        << what << ", call " << i;
-    const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
-                                        reference::Tolerance{tolerance, tolerance});
-    EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
-  }
+  std::vector<Inputs> calls;
+  for (const HostTensor& x : xs) calls.push_back({{"x", x}, {"scale", scale}});
+  expect_fused_equal_one_by_one(
+      rms, calls, tunables, {}, variants, ceil_div(xs.size(), fused_calls(*rms.device(), 1, 2)),
+      [&](std::size_t i, const Outputs& out, const std::string& what) {
+        const auto cmp = reference::compare(out.at("y").read(), reference::rms_normalization(xs[i], scale_host, {}).y,
+                                            reference::Tolerance{tolerance, tolerance});
+        EXPECT_TRUE(cmp.ok()) << what << ": " << cmp.summary();
+      },
+      label);
 }
 
 TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
@@ -223,6 +243,166 @@ TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
                                         std::to_string(shape[1]) + "-element rows");
     }
   }
+}
+
+// SkipSimplifiedLayerNormalization's decode calls: n calls of one signature, x and skip per call (uniform random in
+// [-1, 1)), gamma and the optional bias shared (on the device, as a model's weights are).
+struct SkipCalls {
+  SkipCalls(const Kernel& kernel, DType dtype, const Shape& x, const Shape& skip, bool with_bias, std::size_t n,
+            std::mt19937_64& rng)
+      : gamma_host(reference::random_float(dtype, {x.back()}, rng)),
+        bias_host(reference::random_float(dtype, {x.back()}, rng)),
+        gamma(DeviceTensor::upload(gamma_host, kernel.device())),
+        bias(DeviceTensor::upload(bias_host, kernel.device())),
+        has_bias(with_bias) {
+    for (std::size_t i = 0; i < n; ++i) {
+      xs.push_back(reference::random_float(dtype, x, rng));
+      skips.push_back(reference::random_float(dtype, skip, rng));
+    }
+  }
+  std::vector<Inputs> calls() const {
+    std::vector<Inputs> calls;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      calls.push_back({{"x", xs[i]}, {"skip", skips[i]}, {"gamma", gamma}});
+      if (has_bias) calls.back().emplace("bias", bias);
+    }
+    return calls;
+  }
+  // K of these calls asking for `outputs`: gamma (and bias) shared; x, skip, y and each optional output per call
+  // (the row kernels' fusion): on lavapipe and the H200 (limit 10) 3 without bias, 2 with bias or with one
+  // optional output, 1 (no fusion) with both optional outputs.
+  std::size_t dispatches(const Device& device, const OutputNames& outputs) const {
+    const std::size_t k = fused_calls(device, has_bias ? 2 : 1, 3 + static_cast<std::int64_t>(outputs.size()));
+    return ceil_div(xs.size(), k);
+  }
+  // y, and invStdVar and inputSkipBiasSum when present, against the reference (epsilon: the contrib default
+  // 1e-12f). f32: the float32 sum of 4096 squares and products, a few ulps (1e-5 relative, 1e-6 absolute, as
+  // normalization_test.cpp); f16: plus one rounding on store, 2^-11 relative.
+  ReferenceCheck reference() const {
+    return [this](std::size_t i, const Outputs& out, const std::string& what) {
+      const auto ref = reference::skip_simplified_layer_normalization(xs[i], skips[i], gamma_host,
+                                                                      has_bias ? &bias_host : nullptr, 1e-12f);
+      const reference::Tolerance f32{1e-6, 1e-5}, f16{1e-5, 1e-3};
+      const reference::Tolerance& t = xs[i].dtype == DType::kFloat16 ? f16 : f32;
+      auto expect = [&](const char* name, const std::vector<double>& want, const reference::Tolerance& tol) {
+        if (!out.count(name)) return;
+        const auto cmp = reference::compare(out.at(name).read(), want, tol);
+        EXPECT_TRUE(cmp.ok()) << what << ", " << name << ": " << cmp.summary();
+      };
+      expect("y", ref.y, t);
+      expect("invStdVar", ref.inv_std_var, f32);  // float32 whatever T is
+      expect("inputSkipBiasSum", ref.input_skip_bias_sum, t);
+    };
+  }
+  HostTensor gamma_host, bias_host;
+  DeviceTensor gamma, bias;
+  bool has_bias;
+  std::vector<HostTensor> xs, skips;
+};
+
+// One kernel for the Skip tests, so each program is compiled once. lavapipe compiles a pipeline when its first
+// dispatch runs, so the first read after a flush waits for the batch's fused programs to compile: seconds each
+// on a loaded 2-core machine (K copies of the row kernel), past the default 10 s gpu_timeout at times.
+const Kernel& skip_kernel() {
+  static const Kernel k = [] {
+    DeviceOptions options;
+    options.gpu_timeout = std::chrono::seconds(120);
+    return get_kernel("webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization", {.version = 1},
+                      Device::create(options));
+  }();
+  return k;
+}
+
+TEST(FusedCalls, SkipSimplifiedLayerNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
+  // The row kernels (row_vec4 for rows of 4096, row for 4094), decode shapes of its bench.json (1-8 rows of
+  // 4096), with bias, with each optional output and both (K = 1 there: one dispatch a call), both reductions,
+  // s kept in registers and computed twice. Each fused K of a signature is a program to compile: few cases.
+  const Kernel& skip = skip_kernel();
+  std::mt19937_64 rng(81);
+  struct Case {
+    Shape x, skip;
+    bool bias;
+    OutputNames outputs;
+    Attributes tunables;
+    std::vector<std::size_t> ns;
+  };
+  const Attributes workgroup{{"REDUCTION", std::string("workgroup")}};
+  const Case cases[] = {
+      {{1, 4096}, {1, 4096}, false, {}, {}, {1, 4, 7}},
+      {{8, 1, 4096}, {1, 4096}, false, {}, workgroup, {3}},  // 8 rows, skip (S, H) repeated over the batch
+      {{2, 4096}, {2, 4096}, true, {"inputSkipBiasSum"}, {}, {3}},
+      {{1, 4096}, {1, 4096}, true, {"invStdVar", "inputSkipBiasSum"}, {}, {2}},
+      // row: 4094 loads over 256 invocations is 16 each, past ROW_CACHE's 8: s computed twice.
+      {{1, 4094}, {1, 4094}, true, {"invStdVar"}, {}, {3}},
+  };
+  for (const Case& c : cases) {
+    for (std::size_t n : c.ns) {
+      const SkipCalls calls(skip, DType::kFloat32, c.x, c.skip, c.bias, n, rng);
+      std::string label = "f32 " + std::to_string(c.x.front()) + " x " + std::to_string(c.x.back()) +
+                          (c.bias ? ", bias" : "") + (c.tunables.empty() ? "" : ", tunables");
+      for (const std::string& o : c.outputs) label += ", " + o;
+      expect_fused_equal_one_by_one(skip, calls.calls(), c.tunables, c.outputs, {"row_vec4", "row"},
+                                    calls.dispatches(*skip.device(), c.outputs), calls.reference(), label);
+    }
+  }
+}
+
+TEST(FusedCalls, PackedF16SkipSimplifiedLayerNormalizationCallsEqualTheCallsMadeOneByOne) {
+  // float16 packed in u32 words (what the H200 under Vulkan runs): row_packed_vec8 (rows of 4096) and
+  // row_packed (4094: u32 words).
+  const Kernel& skip = skip_kernel();
+  std::mt19937_64 rng(91);
+  const Attributes packed{{"F16_STORAGE", std::string("packed")}};
+  const Attributes packed_no_cache{{"F16_STORAGE", std::string("packed")}, {"ROW_CACHE", std::string("off")}};
+  struct Case {
+    Shape x;
+    bool bias;
+    OutputNames outputs;
+    const Attributes& tunables;
+    std::size_t n;
+  };
+  const Case cases[] = {
+      {{1, 4096}, false, {}, packed, 4},
+      {{2, 4096}, true, {"invStdVar"}, packed_no_cache, 3},
+      {{1, 4094}, false, {"inputSkipBiasSum"}, packed, 3},
+  };
+  for (const Case& c : cases) {
+    const SkipCalls calls(skip, DType::kFloat16, c.x, c.x, c.bias, c.n, rng);
+    std::string label = "packed f16 " + std::to_string(c.x.front()) + " x " + std::to_string(c.x.back()) +
+                        (c.bias ? ", bias" : "") + (&c.tunables == &packed ? "" : ", ROW_CACHE off");
+    for (const std::string& o : c.outputs) label += ", " + o;
+    expect_fused_equal_one_by_one(skip, calls.calls(), c.tunables, c.outputs, {"row_packed_vec8", "row_packed"},
+                                  calls.dispatches(*skip.device(), c.outputs), calls.reference(), label);
+  }
+}
+
+TEST(FusedCalls, ASkipThatIsThePreviousCallsOutputIsNotFused) {
+  // Call b's skip is call a's y: in one dispatch b would read it before a writes it, so b starts a dispatch
+  // (and c and d, of the same plan, join it: K = 3): 2 dispatches, each output equal to the calls made one by one.
+  const Kernel& skip = skip_kernel();
+  std::mt19937_64 rng(101);
+  const SkipCalls calls(skip, DType::kFloat32, {1, 4096}, {1, 4096}, false, 4, rng);
+  ASSERT_GE(fused_calls(*skip.device(), 1, 3), 3u) << "the count below assumes three calls a dispatch";
+  const std::vector<Inputs> in = calls.calls();
+  Batch batch(skip.device());
+  const DeviceTensor a = batch.record(skip, in[0]).at("y");
+  Inputs chained = in[1];
+  chained.insert_or_assign("skip", TensorArg(a));
+  const DeviceTensor b = batch.record(skip, chained).at("y");
+  const DeviceTensor c = batch.record(skip, in[2]).at("y");
+  const DeviceTensor d = batch.record(skip, in[3]).at("y");
+  EXPECT_EQ(batch.dispatches(), 2u);
+  batch.flush();
+  const DeviceTensor a_alone = skip(in[0]).at("y");
+  EXPECT_EQ(a.read().data, a_alone.read().data);
+  chained.insert_or_assign("skip", TensorArg(a_alone));
+  EXPECT_EQ(b.read().data, skip(chained).at("y").read().data);
+  EXPECT_EQ(c.read().data, skip(in[2]).at("y").read().data);
+  EXPECT_EQ(d.read().data, skip(in[3]).at("y").read().data);
+  // b = the normalization of x1 + a, a read back.
+  const auto ref = reference::skip_simplified_layer_normalization(calls.xs[1], a.read(), calls.gamma_host, nullptr, 1e-12f);
+  const auto cmp = reference::compare(b.read(), ref.y, reference::Tolerance{1e-6, 1e-5});
+  EXPECT_TRUE(cmp.ok()) << cmp.summary();
 }
 
 TEST(FusedCalls, SixtyFourCallsMakeCeil64OverKDispatches) {
