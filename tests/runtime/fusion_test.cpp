@@ -179,19 +179,20 @@ std::size_t rms_calls_per_dispatch(const Kernel& rms) {
   return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - 1) / 2, 1, 8));
 }
 
-// Records one RMSNormalization call per x in one Batch and checks: a variant in `variants` ran, the batch
-// made ceil(n / K) dispatches, and each output is byte-equal to the same call made with Kernel::call and
-// within `tolerance` of the CPU reference in double precision.
+// Records one RMSNormalization call per x in one Batch (attributes `op`) and checks: a variant in `variants`
+// ran, the batch made ceil(n / K) dispatches, and each output is byte-equal to the same call made with
+// Kernel::call and within `tolerance` of the CPU reference in double precision.
 void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<HostTensor>& xs, const HostTensor& scale_host,
                                        const DeviceTensor& scale, const Attributes& tunables,
                                        const std::vector<std::string>& variants, double tolerance,
-                                       const std::string& label) {
+                                       const std::string& label, const reference::RmsNormalizationAttributes& op = {}) {
+  const Attributes attrs{{"axis", op.axis}, {"epsilon", op.epsilon}, {"stash_type", op.stash_type}};
   Batch batch(rms.device());
   std::vector<DeviceTensor> ys;
   std::string variant;
   for (const HostTensor& x : xs) {
     CallInfo info;
-    ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, {}, tunables, &info).at("y"));
+    ys.push_back(batch.record(rms, {{"x", x}, {"scale", scale}}, attrs, tunables, &info).at("y"));
     variant = info.variant;
   }
   const std::string what = variant + ", " + label + ", " + std::to_string(xs.size()) + " calls";
@@ -200,9 +201,9 @@ void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<Host
   batch.flush();
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const HostTensor y = ys[i].read();
-    EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, {}, tunables, nullptr).at("y").read().data)
+    EXPECT_EQ(y.data, rms.call({{"x", xs[i]}, {"scale", scale}}, attrs, tunables, nullptr).at("y").read().data)
         << what << ", call " << i;
-    const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, {}).y,
+    const auto cmp = reference::compare(y, reference::rms_normalization(xs[i], scale_host, op).y,
                                         reference::Tolerance{tolerance, tolerance});
     EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
   }
@@ -241,6 +242,26 @@ TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
       expect_fused_rms_equal_one_by_one(rms, xs, scale_host, scale, tunables,
                                         {"row_packed_vec8", "rows_packed_vec8", "row_packed"}, 1e-3,
                                         std::to_string(shape[1]) + "-element rows");
+    }
+  }
+}
+
+TEST(FusedCalls, RmsNormalizationGeneralCallsEqualTheCallsMadeOneByOne) {
+  // The general kernels (general; packed f16: general_packed): x [1, 8, 128] normalized from axis 1 (rows of
+  // 1,024) with a scale of [8, 1], one value per head broadcast over its 128 (not a scale the row kernels
+  // take: simpleScale is false). scale is shared, so K = 4 on lavapipe as for the row kernels.
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    const bool packed = dtype == DType::kFloat16;
+    const HostTensor scale_host = random_of(dtype, {8, 1}, 91);
+    const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
+    for (std::size_t n : {1u, 2u, 5u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(random_of(dtype, {1, 8, 128}, static_cast<unsigned>(400 + i)));
+      // f32: sums of 1,024 squares and one rsqrt, a few ulps of |y| < 8; f16: one rounding (2^-11 relative).
+      expect_fused_rms_equal_one_by_one(
+          rms, xs, scale_host, scale, packed ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{},
+          {packed ? "general_packed" : "general"}, packed ? 1e-3 : 1e-5, "axis 1, scale [8, 1]", {.axis = 1});
     }
   }
 }
