@@ -20,6 +20,7 @@
 // Cases: RoPE decode_r4_b1_h32x128 of ai.onnx.RotaryEmbedding's bench.json (x [1, 32, 1, 128], cos/sin
 // [4096, 64], one position) and com.microsoft's; RMSNormalization decode_1x4096_f32 (x [1, 4096], scale [4096]);
 // SkipSimplifiedLayerNormalization decode_1x4096_f32 (x and skip [1, 4096], gamma [4096], no bias, y only).
+// onnx_f32_interleaved (BM_BatchedCall only): the ai.onnx case with interleaved=1, which runs the vec4 variant.
 //
 // run: build-*/bench/bench_host  (XDG_RUNTIME_DIR=/tmp; WGK_ADAPTER picks the adapter; WGK_DAWN_ENABLE_TOGGLES=
 // skip_validation measures Dawn without its validation, docs/platform.md)
@@ -34,6 +35,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/state.h"  // the types behind introspect::state
@@ -102,10 +104,11 @@ constexpr const char* kMsRope = "webgpu-kernels/com.microsoft.RotaryEmbedding";
 constexpr const char* kRmsNorm = "webgpu-kernels/ai.onnx.RMSNormalization";
 constexpr const char* kSkipNorm = "webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization";
 
-// The decode case of `id` (see the file comment), inputs uploaded (zeros; position 7).
-Decode& decode(const std::string& id, wgk::DType dtype) {
-  static std::map<std::pair<std::string, int>, Decode> cache;
-  auto key = std::make_pair(id, static_cast<int>(dtype));
+// The decode case of `id` (see the file comment), inputs uploaded (zeros; position 7); RoPE's attribute
+// `interleaved` as given.
+Decode& decode(const std::string& id, wgk::DType dtype, std::int64_t interleaved = 0) {
+  static std::map<std::tuple<std::string, int, std::int64_t>, Decode> cache;
+  auto key = std::make_tuple(id, static_cast<int>(dtype), interleaved);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   auto device = wgk::Device::default_device();
@@ -129,7 +132,10 @@ Decode& decode(const std::string& id, wgk::DType dtype) {
     inputs.emplace("positionIds", wgk::DeviceTensor::upload(
                                       wgk::HostTensor::from(wgk::DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{7}), device));
   }
-  return cache.emplace(key, Decode{wgk::get_kernel(id, {.version = 1}, device), std::move(inputs), {}}).first->second;
+  wgk::Attributes attrs;
+  if (interleaved != 0) attrs.emplace("interleaved", interleaved);
+  return cache.emplace(key, Decode{wgk::get_kernel(id, {.version = 1}, device), std::move(inputs), std::move(attrs)})
+      .first->second;
 }
 
 void drain(wgk::runtime::DeviceState& state) {
@@ -168,8 +174,9 @@ constexpr std::int64_t kCallsPerSubmit = 64;
 // `flush_timed` false (BM_Record): the flush, and its release of the 64 calls' references, outside timing:
 // time per iteration = our host time per recorded call. true (BM_BatchedCall): the flush (one submit) is
 // timed, each call carrying 1/64 of it: host time per call of a batched call.
-void run_batched(benchmark::State& st, const std::string& id, wgk::DType dtype, bool flush_timed) {
-  Decode& d = decode(id, dtype);
+void run_batched(benchmark::State& st, const std::string& id, wgk::DType dtype, bool flush_timed,
+                 std::int64_t interleaved = 0) {
+  Decode& d = decode(id, dtype, interleaved);
   auto& dev = wgk::introspect::state(*d.kernel.device());
   d.kernel.call(d.inputs, d.attrs, {}, nullptr);  // plan, compile: not timed
   drain(dev);
@@ -195,7 +202,9 @@ void run_batched(benchmark::State& st, const std::string& id, wgk::DType dtype, 
   st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
 }
 void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) { run_batched(st, id, dtype, false); }
-void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype) { run_batched(st, id, dtype, true); }
+void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype, std::int64_t interleaved = 0) {
+  run_batched(st, id, dtype, true, interleaved);
+}
 BENCHMARK_CAPTURE(BM_Record, onnx_f32, kOnnxRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Record, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
@@ -206,6 +215,8 @@ BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f16, kOnnxRope, wgk::DType::kFloat16)->Un
 BENCHMARK_CAPTURE(BM_BatchedCall, ms_f32, kMsRope, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, rmsnorm_f32, kRmsNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_BatchedCall, skipnorm_f32, kSkipNorm, wgk::DType::kFloat32)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_BatchedCall, onnx_f32_interleaved, kOnnxRope, wgk::DType::kFloat32, std::int64_t{1})
+    ->Unit(benchmark::kMicrosecond);
 
 // One validated submit of `dispatches` in one compute pass, exactly as flush_batch makes it (gpu::Layout::
 // kOnePass, validate true), timed per iteration; the GPU drained every 16 submits (not timed). Counters:

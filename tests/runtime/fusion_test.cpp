@@ -4,10 +4,10 @@
 // what a flush submits; what must break fusion does (another plan, another shared buffer, other
 // attributes, a call reading another's output); a refused call in the middle leaves the others right.
 //
-// The expected dispatch counts are derived from the packages' manifests and the device's
-// maxStorageBuffersPerShaderStage (fused_calls below): the RoPE `quad` pass (fusion maxCalls 8, per call x
-// and y, shared cos_cache, sin_cache, position_ids) serves K = min(8, (limit - 3) / 2) calls a dispatch (3 on
-// lavapipe and on the H200, whose limit is 10), so n calls make ceil(n / K) dispatches.
+// The expected dispatch counts are derived from the packages' manifest (every RoPE pass: fusion maxCalls 8,
+// per call x and y, shared cos_cache, sin_cache, position_ids) and the device's
+// maxStorageBuffersPerShaderStage: K = min(8, (limit - 3) / 2) calls a dispatch (3 on lavapipe and on the
+// H200, whose limit is 10), so n calls make ceil(n / K) dispatches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,13 +41,23 @@ std::size_t calls_per_dispatch(const Device& device) { return fused_calls(device
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// A decode step of one layer (bench.json's decode_r4_b1_h32x128 at 8 heads): x [1, 8, 1, 128] (batch, heads,
-// one token, head size), caches of 256 rows of 64 (rotary_dim 128), one position; the caches and the
-// position live on the device, as a model's do.
+// Random values in [-1, 1) of `dtype` (float32 or float16), from `seed`.
+HostTensor random_of(DType dtype, const Shape& shape, unsigned seed) {
+  if (dtype == DType::kFloat32) return random_f32(shape, seed);
+  std::mt19937_64 rng(seed);
+  return reference::random_float(dtype, shape, rng);
+}
+
+// A decode step of one layer (bench.json's decode_r4_b1_h32x128 at 8 heads): x [1, 8, 1, head] (batch, heads,
+// one token, head size; 128 unless given), caches of 256 rows of `pairs` (rotary_dim / 2; 64 unless given), one
+// position; the caches and the position live on the device, as a model's do.
 struct Decode {
-  explicit Decode(const Kernel& kernel, std::int64_t position = 37)
-      : cos_host(random_f32({256, 64}, 21)),
-        sin_host(random_f32({256, 64}, 22)),
+  explicit Decode(const Kernel& kernel, std::int64_t position = 37, DType dtype = DType::kFloat32,
+                  std::int64_t head = 128, std::int64_t pairs = 64)
+      : dtype(dtype),
+        head(head),
+        cos_host(random_of(dtype, {256, pairs}, 21)),
+        sin_host(random_of(dtype, {256, pairs}, 22)),
         pos_host(i64({1, 1}, {position})),
         cos(DeviceTensor::upload(cos_host, kernel.device())),
         sin(DeviceTensor::upload(sin_host, kernel.device())),
@@ -55,37 +65,45 @@ struct Decode {
         pos(DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{
                                                       static_cast<std::uint32_t>(position)}),
                                  kernel.device())) {}
-  HostTensor x(unsigned seed) const { return random_f32({1, 8, 1, 128}, seed); }
+  HostTensor x(unsigned seed) const { return random_of(dtype, {1, 8, 1, head}, seed); }
   Inputs onnx(const TensorArg& x) const { return {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}; }
-  std::vector<double> onnx_ref(const HostTensor& x, bool interleaved = false) const {
-    return reference::rotary_embedding_onnx(x, cos_host, sin_host, &pos_host, {.interleaved = interleaved});
+  std::vector<double> onnx_ref(const HostTensor& x, const reference::RotaryAttributes& attributes = {}) const {
+    return reference::rotary_embedding_onnx(x, cos_host, sin_host, &pos_host, attributes);
   }
+  DType dtype;
+  std::int64_t head;
   HostTensor cos_host, sin_host, pos_host;
   DeviceTensor cos, sin, pos;
 };
 
 // Records `inputs` in a batch (each one call; each must choose `variant`), checks the dispatch count,
-// flushes, and expects every output to equal Kernel::call's of the same inputs byte for byte.
-void expect_batch_equals_calls(const Kernel& kernel, const std::vector<Inputs>& inputs, const Attributes& attrs,
-                               std::size_t dispatches, const std::string& what, const std::string& variant = "quad") {
+// flushes, and expects every output to equal Kernel::call's of the same inputs byte for byte. Returns the
+// batch's outputs, read back.
+std::vector<HostTensor> expect_batch_equals_calls(const Kernel& kernel, const std::vector<Inputs>& inputs,
+                                                  const Attributes& attrs, std::size_t dispatches, const std::string& what,
+                                                  const std::string& variant = "quad", const Attributes& tunables = {}) {
   Batch batch(kernel.device());
   std::vector<DeviceTensor> batched;
   for (const Inputs& in : inputs) {
     CallInfo info;
-    batched.push_back(batch.record(kernel, in, attrs, {}, &info).at("y"));
+    batched.push_back(batch.record(kernel, in, attrs, tunables, &info).at("y"));
     EXPECT_EQ(info.variant, variant) << what << ": the case must reach this variant";
   }
   EXPECT_EQ(batch.size(), inputs.size()) << what;
   EXPECT_EQ(batch.dispatches(), dispatches) << what;
   batch.flush();
   EXPECT_EQ(batch.dispatches(), 0u) << what;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    EXPECT_EQ(batched[i].read().data, kernel(inputs[i], attrs).at("y").read().data)
+  std::vector<HostTensor> ys;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ys.push_back(batched[i].read());
+    EXPECT_EQ(ys.back().data, kernel.call(inputs[i], attrs, tunables, nullptr).at("y").read().data)
         << what << ": call " << i << " differs from the same call made alone";
+  }
+  return ys;
 }
 
 TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
-  // Both packages' quad variant (non-interleaved decode) fuses; interleaved=1 (vec4) does not.
+  // Both packages' quad variant (non-interleaved decode) and vec4 variant (interleaved=1: vec4Preferred) fuse.
   for (const Kernel* kernel : {&onnx_kernel(), &ms_kernel()}) {
     const Decode d(*kernel);
     const std::size_t k = calls_per_dispatch(*kernel->device());
@@ -101,17 +119,12 @@ TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
         const Attributes attrs{{"interleaved", interleaved}};
         const std::string what = kernel->id() + " interleaved=" + std::to_string(interleaved) + ", " +
                                  std::to_string(n) + " calls";
-        // interleaved=1 runs `vec4` (vec4Preferred), whose pass declares no fusion: one dispatch a call.
-        if (interleaved != 0) expect_batch_equals_calls(*kernel, inputs, attrs, n, what, "vec4");
-        else expect_batch_equals_calls(*kernel, inputs, attrs, ceil_div(n, k), what);
+        const std::vector<HostTensor> ys =
+            expect_batch_equals_calls(*kernel, inputs, attrs, ceil_div(n, k), what, interleaved != 0 ? "vec4" : "quad");
         if (kernel != &onnx_kernel()) continue;
         // And the reference of each call, in double precision.
-        Batch batch(kernel->device());
-        std::vector<DeviceTensor> ys;
-        for (const Inputs& in : inputs) ys.push_back(batch.record(*kernel, in, attrs).at("y"));
-        batch.flush();
         for (std::size_t i = 0; i < n; ++i) {
-          const auto cmp = reference::compare(ys[i].read(), d.onnx_ref(xs[i], interleaved != 0), kF32);
+          const auto cmp = reference::compare(ys[i], d.onnx_ref(xs[i], {.interleaved = interleaved != 0}), kF32);
           EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
         }
       }
@@ -119,43 +132,50 @@ TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
   }
 }
 
-TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
-  // float16 stored packed in u32 words (F16_STORAGE packed, what an adapter without shader-f16 such as the
-  // H200 under Vulkan runs): the packed_quad variant fuses the same way.
+TEST(FusedCalls, EveryRopeVariantFusesItsDecodeCalls) {
+  // The decode calls that reach RoPE's other variants (ai.onnx; com.microsoft renders the same templates):
+  // interleaved or partial rotation, head sizes that are not a multiple of 8, and float16 stored packed in u32
+  // words (F16_STORAGE packed, what an adapter without shader-f16 such as the H200 under Vulkan runs). Each
+  // shares cos, sin and position_ids, so K = 3 on lavapipe as for quad.
+  struct Case {
+    const char* variant;
+    DType dtype;
+    std::int64_t head, pairs;  // x [1, 8, 1, head], caches [256, pairs]: rotary_dim = 2 * pairs
+    std::int64_t interleaved;
+  };
+  const Case cases[] = {
+      {"vec4", DType::kFloat32, 128, 32, 0},         // partial rotation (64 of 128): vec4Preferred
+      {"output_vec4", DType::kFloat32, 128, 10, 0},  // partial, rotary_dim / 2 = 10: not a multiple of 4
+      {"pair", DType::kFloat32, 10, 5, 0},           // head 10: not a multiple of 4
+      {"pair", DType::kFloat32, 128, 10, 1},         // interleaved, rotary_dim / 2 = 10
+      {"packed_quad", DType::kFloat16, 128, 64, 0},
+      {"packed_vec4", DType::kFloat16, 128, 64, 1},  // interleaved: packedVec4Preferred
+      {"packed", DType::kFloat16, 12, 6, 0},         // head 12: not a multiple of 8
+  };
   const Kernel& onnx = onnx_kernel();
   const std::size_t k = calls_per_dispatch(*onnx.device());
-  std::mt19937_64 rng(5);
-  const HostTensor cos_host = reference::random_float(DType::kFloat16, {256, 64}, rng);
-  const HostTensor sin_host = reference::random_float(DType::kFloat16, {256, 64}, rng);
-  const DeviceTensor cos = DeviceTensor::upload(cos_host, onnx.device());
-  const DeviceTensor sin = DeviceTensor::upload(sin_host, onnx.device());
-  const HostTensor pos_host = i64({1, 1}, {200});
-  const DeviceTensor pos = DeviceTensor::upload(
-      HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{200}), onnx.device());
-  const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
-  for (std::size_t n : {1u, 2u, 3u, 7u}) {
-    std::vector<HostTensor> xs;
-    for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, {1, 8, 1, 128}, rng));
-    Batch batch(onnx.device());
-    std::vector<DeviceTensor> ys;
-    for (const HostTensor& x : xs) {
-      CallInfo info;
-      ys.push_back(batch.record(onnx, {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, &info).at("y"));
-      EXPECT_EQ(info.variant, "packed_quad");
-    }
-    EXPECT_EQ(batch.dispatches(), ceil_div(n, k)) << n << " calls";
-    batch.flush();
-    for (std::size_t i = 0; i < n; ++i) {
-      const HostTensor y = ys[i].read();
-      EXPECT_EQ(y.data, onnx.call({{"x", xs[i]}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}, {}, tunables, nullptr)
-                            .at("y")
-                            .read()
-                            .data)
-          << n << " calls, call " << i;
-      // One rounding to f16 of an f32 rotation: half an ulp of |y| < 2 (2^-10), plus f32's error.
-      const auto cmp = reference::compare(
-          y, reference::rotary_embedding_onnx(xs[i], cos_host, sin_host, &pos_host, {}), reference::Tolerance{1e-3, 0});
-      EXPECT_TRUE(cmp.ok()) << n << " calls, call " << i << ": " << cmp.summary();
+  for (const Case& c : cases) {
+    const Decode d(onnx, 200, c.dtype, c.head, c.pairs);
+    const Attributes attrs{{"interleaved", c.interleaved}, {"rotary_embedding_dim", 2 * c.pairs}};
+    const Attributes tunables =
+        c.dtype == DType::kFloat16 ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{};
+    // f32: kF32. f16: one rounding to f16 of an f32 rotation, half an ulp of |y| < 2 (2^-11), plus f32's error.
+    const reference::Tolerance tolerance = c.dtype == DType::kFloat16 ? reference::Tolerance{1e-3, 0} : kF32;
+    for (std::size_t n : {1u, 2u, 5u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(d.x(static_cast<unsigned>(500 + i)));
+      std::vector<Inputs> inputs;
+      for (const HostTensor& x : xs) inputs.push_back(d.onnx(x));
+      const std::string what = std::string(c.variant) + " head " + std::to_string(c.head) + " rotary_dim " +
+                               std::to_string(2 * c.pairs) + " interleaved " + std::to_string(c.interleaved) + ", " +
+                               std::to_string(n) + " calls";
+      const std::vector<HostTensor> ys =
+          expect_batch_equals_calls(onnx, inputs, attrs, ceil_div(n, k), what, c.variant, tunables);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto cmp = reference::compare(
+            ys[i], d.onnx_ref(xs[i], {.interleaved = c.interleaved != 0, .rotary_embedding_dim = 2 * c.pairs}), tolerance);
+        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+      }
     }
   }
 }
@@ -163,18 +183,19 @@ TEST(FusedCalls, PackedF16CallsEqualTheCallsMadeOneByOne) {
 // Checks one fused call's outputs against the CPU reference (double precision); `what` names the call.
 using ReferenceCheck = std::function<void(std::size_t call, const Outputs& outputs, const std::string& what)>;
 
-// Records one call of `kernel` per element of `calls` in one Batch (no attributes, `tunables`, asking for
+// Records one call of `kernel` per element of `calls` in one Batch (`attrs`, `tunables`, asking for
 // `outputs`) and checks: each call ran a variant in `variants`, the batch made `dispatches` dispatches, every
 // output of each call is byte-equal to the same call's made alone with Kernel::call, and `check` holds.
 void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Inputs>& calls, const Attributes& tunables,
                                    const OutputNames& outputs, const std::vector<std::string>& variants,
-                                   std::size_t dispatches, const ReferenceCheck& check, const std::string& label) {
+                                   std::size_t dispatches, const ReferenceCheck& check, const std::string& label,
+                                   const Attributes& attrs = {}) {
   Batch batch(kernel.device());
   std::vector<Outputs> batched;
   std::string variant;
   for (const Inputs& in : calls) {
     CallInfo info;
-    batched.push_back(batch.record(kernel, in, {}, tunables, &info, outputs));
+    batched.push_back(batch.record(kernel, in, attrs, tunables, &info, outputs));
     EXPECT_NE(std::find(variants.begin(), variants.end(), info.variant), variants.end()) << label << ": " << info.variant;
     variant = info.variant;
   }
@@ -183,7 +204,7 @@ void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Input
   batch.flush();
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const std::string call = what + ", call " + std::to_string(i);
-    const Outputs alone = kernel.call(calls[i], {}, tunables, nullptr, outputs);
+    const Outputs alone = kernel.call(calls[i], attrs, tunables, nullptr, outputs);
     EXPECT_EQ(batched[i].size(), alone.size()) << call;
     for (const auto& [name, tensor] : alone)
       EXPECT_EQ(batched[i].at(name).read().data, tensor.read().data) << call << ", " << name;
@@ -191,21 +212,22 @@ void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Input
   }
 }
 
-// RMSNormalization's row kernels bind x and y per call and scale once: K = 4 where the limit is 10.
+// RMSNormalization's row and general kernels bind x and y per call and scale once: K = 4 where the limit is 10.
 void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<HostTensor>& xs, const HostTensor& scale_host,
                                        const DeviceTensor& scale, const Attributes& tunables,
                                        const std::vector<std::string>& variants, double tolerance,
-                                       const std::string& label) {
+                                       const std::string& label, const reference::RmsNormalizationAttributes& op = {}) {
+  const Attributes attrs{{"axis", op.axis}, {"epsilon", op.epsilon}, {"stash_type", op.stash_type}};
   std::vector<Inputs> calls;
   for (const HostTensor& x : xs) calls.push_back({{"x", x}, {"scale", scale}});
   expect_fused_equal_one_by_one(
       rms, calls, tunables, {}, variants, ceil_div(xs.size(), fused_calls(*rms.device(), 1, 2)),
       [&](std::size_t i, const Outputs& out, const std::string& what) {
-        const auto cmp = reference::compare(out.at("y").read(), reference::rms_normalization(xs[i], scale_host, {}).y,
+        const auto cmp = reference::compare(out.at("y").read(), reference::rms_normalization(xs[i], scale_host, op).y,
                                             reference::Tolerance{tolerance, tolerance});
         EXPECT_TRUE(cmp.ok()) << what << ": " << cmp.summary();
       },
-      label);
+      label, attrs);
 }
 
 TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
@@ -343,6 +365,26 @@ TEST(FusedCalls, SkipSimplifiedLayerNormalizationDecodeCallsEqualTheCallsMadeOne
       for (const std::string& o : c.outputs) label += ", " + o;
       expect_fused_equal_one_by_one(skip, calls.calls(), c.tunables, c.outputs, {"row_vec4", "row"},
                                     calls.dispatches(*skip.device(), c.outputs), calls.reference(), label);
+    }
+  }
+}
+
+TEST(FusedCalls, RmsNormalizationGeneralCallsEqualTheCallsMadeOneByOne) {
+  // The general kernels (general; packed f16: general_packed): x [1, 8, 128] normalized from axis 1 (rows of
+  // 1,024) with a scale of [8, 1], one value per head broadcast over its 128 (not a scale the row kernels
+  // take: simpleScale is false). scale is shared, so K = 4 on lavapipe as for the row kernels.
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    const bool packed = dtype == DType::kFloat16;
+    const HostTensor scale_host = random_of(dtype, {8, 1}, 91);
+    const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
+    for (std::size_t n : {1u, 2u, 5u}) {
+      std::vector<HostTensor> xs;
+      for (std::size_t i = 0; i < n; ++i) xs.push_back(random_of(dtype, {1, 8, 128}, static_cast<unsigned>(400 + i)));
+      // f32: sums of 1,024 squares and one rsqrt, a few ulps of |y| < 8; f16: one rounding (2^-11 relative).
+      expect_fused_rms_equal_one_by_one(
+          rms, xs, scale_host, scale, packed ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{},
+          {packed ? "general_packed" : "general"}, packed ? 1e-3 : 1e-5, "axis 1, scale [8, 1]", {.axis = 1});
     }
   }
 }
