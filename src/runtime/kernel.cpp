@@ -647,17 +647,22 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
   return true;
 }
 
-// After the call is bound and recorded alone: it opens a dispatch later calls may join when its plan allows.
-void open_dispatch(BatchState& batch, const EncodedCall& call, const EncodeScratch& scratch, std::size_t inputs) {
+// A call whose plan allows fusion, and that did not join, opens a dispatch later calls may join: its one
+// dispatch is recorded with its pipeline and without a bind group, which close_open_dispatch makes once for
+// all the calls the dispatch serves. False (nothing done) for a plan without fusion or a pass without work.
+bool open_dispatch(BatchState& batch, EncodedCall& call, const EncodeScratch& scratch, std::size_t inputs) {
+  const auto& w = call.plan->passes[0].workgroups;
+  if (call.cached->max_fused_calls < 2 || w[0] == 0 || w[1] == 0 || w[2] == 0) return false;
   BatchState::OpenDispatch& open = batch.open;
-  if (call.cached->max_fused_calls < 2 || call.dispatches.size() != 1) return;
   open.cached = call.cached;
   open.calls = 1;
-  open.call = batch.calls.size();        // Batch::record appends this call's set and dispatch next
+  open.call = batch.calls.size();  // Batch::record appends this call's (null) set and its dispatch next
   open.dispatch = batch.dispatches.size();
   open.inputs_per_call = inputs;
   open.buffers.assign(scratch.buffers.begin(), scratch.buffers.end());
-  open.program.reset();
+  open.program = scratch.programs[0];
+  call.dispatches.push_back({scratch.pipelines[0], nullptr, w[0], w[1], w[2]});
+  return true;
 }
 
 // Stage 5: the dispatches of the passes that have work.
@@ -700,34 +705,41 @@ void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, cons
       return;
     }
     close_open_dispatch(*fusing, device);
+    if (open_dispatch(*fusing, call, scratch, inputs.size())) {
+      release.encoded = true;
+      return;
+    }
   }
   bind(call, scratch, batch, device);
   record(call, scratch);
-  if (fusing) open_dispatch(*fusing, call, scratch, inputs.size());
   release.encoded = true;
 }
 
 void close_open_dispatch(BatchState& batch, DeviceState& device) {
   BatchState::OpenDispatch& open = batch.open;
-  if (open.cached && open.calls >= 2) {
-    const CachedPlan::Fused& fused = open.cached->fused[open.calls - 2];
+  if (open.cached) {
+    const CachedPlan& cached = *open.cached;
+    const CachedPlan::Fused* fused = open.calls >= 2 ? &cached.fused[open.calls - 2] : nullptr;
     const std::size_t per_call = open.buffers.size() / open.calls;
     // Only the scratch's group_key and bound: inside encode_call (a call that does not join), bind() refills
     // both after this; the call's own vectors are left alone.
     EncodeScratch& scratch = batch.scratch;
     scratch.bound.clear();
-    for (const auto& [call, source] : fused.sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
+    if (fused) {
+      for (const auto& [call, source] : fused->sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
+    } else {
+      for (std::uint32_t source : cached.sources) scratch.bound.push_back(open.buffers[source]);
+    }
     open.programs.assign(1, open.program);  // vectors of one, kept with their capacity
     open.pipelines.assign(1, open.program->pipeline.get());
-    std::shared_ptr<BindGroupSet> set = bind_set(device, scratch.group_key, open.programs, open.pipelines,
-                                                 fused.plan->passes, scratch.bound, fused.uniforms, batch.serial);
-    // The first call's own set is not dispatched any more: its claim goes, the fused set's stays.
-    if (auto& first = batch.calls[open.call]; first && first->batch_claims > 0) --first->batch_claims;
-    batch.calls[open.call] = set;
+    std::shared_ptr<BindGroupSet> set =
+        bind_set(device, scratch.group_key, open.programs, open.pipelines, (fused ? *fused->plan : *cached.plan).passes,
+                 scratch.bound, fused ? fused->uniforms : cached.uniforms, batch.serial);
     gpu::Dispatch& d = batch.dispatches[open.dispatch];
-    d.pipeline = open.program->pipeline.get();
+    d.pipeline = open.pipelines[0];
     d.bind_group = &set->groups[0];
-    d.z = open.calls;
+    if (fused) d.z = open.calls;
+    batch.calls[open.call] = std::move(set);
   }
   open.cached.reset();
   open.calls = 0;

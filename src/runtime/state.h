@@ -86,7 +86,9 @@ struct EncodedCall {
   Outputs outputs;
   std::vector<gpu::Dispatch> dispatches;  ///< passes with work (an empty tensor has none)
   bool plan_cached = false;
-  bool fused = false;  ///< joined the batch's open dispatch (BatchState::open): no bind groups, no dispatch
+  /// Joined the batch's open dispatch (BatchState::open): no bind groups, no dispatch. A call that opens
+  /// one has its dispatch, with no bind group until the batch closes it (close_open_dispatch), and no set.
+  bool fused = false;
   /// Drops every reference; the vectors keep their capacity for the next call encoded into it.
   void clear();
 };
@@ -118,7 +120,8 @@ struct EncodeScratch {
 /// joins when it can (docs/kernel-conventions.md "Fused calls": the same cached plan, the same shared
 /// buffers, none of its inputs written by the dispatch, room under maxCalls and the storage-buffer limit);
 /// then `call` gets no bind groups and no dispatch (EncodedCall::fused). Else the open dispatch is closed
-/// (close_open_dispatch) before the call is bound, and the call opens one when its plan allows fusion.
+/// (close_open_dispatch), and a call whose plan allows fusion opens one instead of being bound: its
+/// dispatch's bind group is made once, when that dispatch closes, for all the calls it serves.
 void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& kernel, const Inputs& inputs,
                  const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
                  std::uint64_t batch, const OutputNames& outputs, BatchState* fusing = nullptr);
@@ -141,8 +144,8 @@ struct BatchState {
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;   ///< every input buffer of the calls (uploaded or not)
   std::vector<std::shared_ptr<DeviceBuffer>> outputs;  ///< pending_batch == serial until flushed or dropped
   /// The last recorded call's dispatch while later calls of its plan may still join it (fused calls). Its
-  /// first call was bound and recorded alone (calls[call], dispatches[dispatch]); close_open_dispatch gives
-  /// it the bind group and pipeline of all its calls.
+  /// first call recorded it (dispatches[dispatch]) with no bind group (calls[call] null); close_open_dispatch
+  /// makes the one bind group of all its calls (cached like a call's) and sets its pipeline.
   struct OpenDispatch {
     std::shared_ptr<CachedPlan> cached;  ///< null: none open
     std::uint32_t calls = 0;
@@ -151,7 +154,8 @@ struct BatchState {
     std::size_t inputs_per_call = 0;
     /// Per call in order, its buffers: inputs in Inputs order, then outputs (EncodeScratch::buffers).
     std::vector<const gpu::Buffer*> buffers;
-    std::shared_ptr<Program> program;  ///< the fused program for `calls` (calls >= 2), compiled
+    /// The program for `calls`, compiled: the plan's own for one call, the fused one for more.
+    std::shared_ptr<Program> program;
     std::vector<std::shared_ptr<Program>> programs;     ///< close_open_dispatch's working storage
     std::vector<const gpu::ComputePipeline*> pipelines;
   } open;
@@ -166,8 +170,9 @@ struct BatchState {
 bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps);
 /// Drops what `batch` recorded: its outputs are marked never written. Caller holds the device mutex.
 void drop_batch(BatchState& batch);
-/// Gives the batch's open dispatch of K >= 2 fused calls its bind group (cached like a call's) and
-/// pipeline for K calls, dispatch.z = K, and closes it (none open after). Caller holds the device mutex.
+/// Gives the batch's open dispatch its bind group (cached like a call's) and pipeline, for its one call or
+/// for K >= 2 fused calls (then dispatch.z = K), and closes it (none open after). Throws what making the bind
+/// group throws (wgk::Error kGpu), the dispatch then still open. Caller holds the device mutex.
 void close_open_dispatch(BatchState& batch, DeviceState& device);
 
 }  // namespace wgk::runtime

@@ -207,6 +207,46 @@ TEST(Batch, CallsDifferingOnlyInNamesOrAttributeValuesGetTheirOwnPlans) {
   }
 }
 
+// A decode step of one layer on `device` (fusion_test.cpp's): x [1, 8, 1, 128] per call, caches of 256 rows of
+// 64 and one position (37) on the device, so consecutive calls share the caches' buffers.
+struct Decode {
+  explicit Decode(const std::shared_ptr<Device>& device)
+      : cos(random_f32({256, 64}, 21)),
+        sin(random_f32({256, 64}, 22)),
+        pos(i64({1, 1}, {37})),
+        dcos(DeviceTensor::upload(cos, device)),
+        dsin(DeviceTensor::upload(sin, device)),
+        dpos(DeviceTensor::upload(u32({1, 1}, {37}), device)) {}
+  Inputs onnx(const TensorArg& x) const { return {{"x", x}, {"cos", dcos}, {"sin", dsin}, {"positionIds", dpos}}; }
+  std::vector<double> onnx_ref(const HostTensor& x) const { return reference::rotary_embedding_onnx(x, cos, sin, &pos, {}); }
+  HostTensor cos, sin, pos;
+  DeviceTensor dcos, dsin, dpos;
+};
+
+TEST(Batch, AFusedDispatchMakesItsOneBindGroupWhenItCloses) {
+  // Two decode calls of one plan share a dispatch (RoPE's quad pass declares fusion; any WebGPU device's
+  // maxStorageBuffersPerShaderStage, at least 8, holds its 3 shared and 2 x 2 per-call buffers). Its bind group
+  // is made once, when the dispatch closes (at the flush here), for both calls: the device caches that one
+  // set, not also one of the first call alone (before: made at its record, then replaced).
+  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  const Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
+  const Decode d(device);
+  const HostTensor x0 = random_f32({1, 8, 1, 128}, 1), x1 = random_f32({1, 8, 1, 128}, 2);
+  Batch batch(device);
+  CallInfo info;
+  const DeviceTensor y0 = batch.record(k, d.onnx(x0), {}, {}, &info).at("y");
+  ASSERT_EQ(info.variant, "quad") << "the case must reach a pass with fusion";
+  const DeviceTensor y1 = batch.record(k, d.onnx(x1)).at("y");
+  EXPECT_EQ(batch.dispatches(), 1u);
+  EXPECT_EQ(device->cache_stats().bind_groups.entries, 0u) << "the open dispatch has no bind group yet";
+  batch.flush();
+  EXPECT_EQ(device->cache_stats().bind_groups.entries, 1u) << "one dispatch, one bind group";
+  for (const auto& [y, x] : {std::pair{y0, x0}, std::pair{y1, x1}}) {
+    const auto cmp = reference::compare(y.read(), d.onnx_ref(x), kF32);
+    EXPECT_TRUE(cmp.ok()) << cmp.summary();
+  }
+}
+
 TEST(Batch, AnEmptyFlushDoesNothing) {
   const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
   Batch batch(device);
