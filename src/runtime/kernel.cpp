@@ -262,6 +262,7 @@ void EncodedCall::clear() {
   outputs.clear();
   dispatches.clear();
   plan_cached = false;
+  held = nullptr;
   fused = false;
 }
 
@@ -418,9 +419,10 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
   return made;
 }
 
-// Stage 1: the plan of this call (cached or made), its programs in `scratch.programs`.
+// Stage 1: the plan of this call (held by the batch recording it, cached, or made), its programs in
+// `scratch.programs`. A batch's call leaves its plan held by the batch (BatchState::plans).
 void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs, const Attributes& attrs,
-               const Attributes& tunables, const OutputNames& outputs) {
+               const Attributes& tunables, const OutputNames& outputs, BatchState* batch) {
   for (const auto& [name, arg] : inputs)
     // A default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
     if (arg.device() && !tensor_buffer(*arg.device()))
@@ -430,10 +432,28 @@ void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const 
   std::string& key = scratch.plan_key;
   key.assign(reinterpret_cast<const char*>(&k.serial), sizeof k.serial);
   append_call_key(key, inputs, attrs, tunables, outputs);
+  if (batch) {
+    if (auto held = batch->plans.find(key); held != batch->plans.end()) {
+      call.held = &held->second;
+      call.cached = call.held->cached;
+      call.plan = call.cached->plan;
+      call.plan_cached = true;
+      scratch.programs.assign(call.held->programs.begin(), call.held->programs.end());
+      return;
+    }
+  }
   call.cached = cache.find_plan(key, &scratch.programs);
   call.plan_cached = call.cached != nullptr;
   if (!call.cached) call.cached = cache.insert_plan(key, make_plan(k, inputs, attrs, tunables, outputs, scratch.programs));
   call.plan = call.cached->plan;
+  if (batch) {
+    HeldPlan& held = batch->plans.try_emplace(key).first->second;
+    held.cached = call.cached;
+    held.programs = scratch.programs;
+    held.fused.resize(call.cached->fused.size());
+    cache.hold(held.programs);
+    call.held = &held;
+  }
 }
 
 // Stage 2, one device-resident input with a valueRange (position ids): the kernels index caches with it,
@@ -611,11 +631,12 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
   const std::uint32_t calls = open.calls + 1;
   CachedPlan::Fused& fused = open.cached->fused[calls - 2];
   if (!fused.plan) {
+    CachedPlan::Fused made;  // assigned once complete: a throw below leaves the plan without it
     auto planned = k.planner->plan_fused(signature_of(inputs, attrs, tunables, outputs), calls);
     const plan::PlannedPass& pp = planned->passes.at(0);
     for (const auto& b : pp.bindings) {
       if (b.binding->kind == contract::BindingKind::kUniform) {
-        fused.uniforms.insert(fused.uniforms.end(), b.uniform.begin(), b.uniform.end());
+        made.uniforms.insert(made.uniforms.end(), b.uniform.begin(), b.uniform.end());
         continue;
       }
       // The same arguments as the one-call plan's bindings: their index in a call's buffers.
@@ -628,19 +649,27 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
       if (!source)
         throw Error(ErrorKind::kContract, "variant " + planned->variant->id + " binds " + b.binding->arg +
                                               ", which this call does not have");
-      fused.sources.emplace_back(b.call.value_or(0), *source);
+      made.sources.emplace_back(b.call.value_or(0), *source);
     }
-    fused.plan = std::move(planned);
+    made.plan = std::move(planned);
+    fused = std::move(made);
   }
-  std::shared_ptr<Program> program = fused.program.lock();
-  if (!program || program->evicted) {
-    const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
-                              call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
-    program = device.cache.program(k.serial_prefix(), fused.plan->passes[0].program, label);
-    fused.program = program;
+  // The program for `calls` the batch holds (call.held: the plan is held since the dispatch's first call),
+  // else the cache's, then held.
+  std::shared_ptr<Program>& held = call.held->fused[calls - 2];
+  if (!held) {
+    std::shared_ptr<Program> program = fused.program.lock();
+    if (!program || program->evicted) {
+      const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
+                                call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
+      program = device.cache.program(k.serial_prefix(), fused.plan->passes[0].program, label);
+      fused.program = program;
+    }
+    device.cache.pipeline(device.gpu, *program);  // compiled now: a fault is this call's
+    held = std::move(program);
+    device.cache.hold(std::span(&held, 1));
   }
-  device.cache.pipeline(device.gpu, *program);  // compiled now: a fault is this call's
-  open.program = std::move(program);
+  open.program = held;
   open.buffers.insert(open.buffers.end(), scratch.buffers.begin(), scratch.buffers.end());
   open.calls = calls;
   call.fused = true;
@@ -679,7 +708,7 @@ void record(EncodedCall& call, const EncodeScratch& scratch) {
 
 void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs,
                  const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
-                 std::uint64_t batch, const OutputNames& outputs, BatchState* fusing) {
+                 const OutputNames& outputs, BatchState* batch) {
   call.clear();
   // The scratch holds references (programs) only while this runs, and a call that throws is dropped:
   // under the device mutex when it was taken (what it holds by then may be the last references to Dawn
@@ -693,24 +722,25 @@ void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, cons
       if (!encoded) call.clear();
     }
   } release{call, scratch};
-  plan_call(call, scratch, k, inputs, attrs, tunables, outputs);
-  check_data(k, *call.cached, inputs, batch, scratch);
+  plan_call(call, scratch, k, inputs, attrs, tunables, outputs, batch);
+  const std::uint64_t serial = batch ? batch->serial : 0;
+  check_data(k, *call.cached, inputs, serial, scratch);
   DeviceState& device = state_of(*k.device);
   lock.lock();
   device.cache.release_evicted();
   allocate(call, scratch, k, inputs);
-  if (fusing) {
-    if (join_open_dispatch(*fusing, call, scratch, k, inputs, attrs, tunables, outputs, device)) {
+  if (batch) {
+    if (join_open_dispatch(*batch, call, scratch, k, inputs, attrs, tunables, outputs, device)) {
       release.encoded = true;
       return;
     }
-    close_open_dispatch(*fusing, device);
-    if (open_dispatch(*fusing, call, scratch, inputs.size())) {
+    close_open_dispatch(*batch, device);
+    if (open_dispatch(*batch, call, scratch, inputs.size())) {
       release.encoded = true;
       return;
     }
   }
-  bind(call, scratch, batch, device);
+  bind(call, scratch, serial, device);
   record(call, scratch);
   release.encoded = true;
 }
@@ -749,12 +779,12 @@ void close_open_dispatch(BatchState& batch, DeviceState& device) {
 }
 
 EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
-                        std::unique_lock<std::mutex>& lock, std::uint64_t batch, const OutputNames& outputs) {
+                        std::unique_lock<std::mutex>& lock, const OutputNames& outputs) {
   // The thread's scratch holds nothing between calls (encode_call clears it), only its capacity: this
   // thread's next call allocates none of it again.
   thread_local EncodeScratch scratch;
   EncodedCall call;
-  encode_call(call, scratch, k, inputs, attrs, tunables, lock, batch, outputs);
+  encode_call(call, scratch, k, inputs, attrs, tunables, lock, outputs, nullptr);
   return call;
 }
 
@@ -763,7 +793,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
 Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info,
                      const OutputNames& outputs) const {
   std::unique_lock<std::mutex> lock(runtime::state_of(*state_->device).mutex, std::defer_lock);
-  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(*state_, inputs, attrs, tunables, lock, 0, outputs); },
+  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(*state_, inputs, attrs, tunables, lock, outputs); },
                                            [&] { return "calling " + state_->package->id; });
   if (info) {
     info->variant = call.plan->variant->id;
