@@ -143,10 +143,21 @@ std::shared_ptr<CachedPlan> DeviceCache::find_plan(std::string_view key, std::ve
   return plan;
 }
 
-std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::shared_ptr<CachedPlan> plan) {
-  std::uint64_t bytes = kPlanBaseBytes + key.size();
-  for (const auto& pass : plan->plan->passes)
+namespace {
+
+// A plan's host bytes: kPlanBaseBytes (measured: the plan and its key, docs/PERF.md "Memory") and its
+// passes' bindings with their uniform bytes.
+std::uint64_t plan_bytes(const plan::Plan& planned) {
+  std::uint64_t bytes = DeviceCache::kPlanBaseBytes;
+  for (const auto& pass : planned.passes)
     for (const auto& b : pass.bindings) bytes += sizeof b + b.uniform.size();
+  return bytes;
+}
+
+}  // namespace
+
+std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::shared_ptr<CachedPlan> plan) {
+  std::uint64_t bytes = plan_bytes(*plan->plan) + key.size();
   bytes += plan->inputs.size() * sizeof(CachedPlan::Input) + plan->output_bytes.size() * 8 +
            plan->sources.size() * 4 + plan->uniforms.size();
   std::lock_guard lock(mutex_);
@@ -156,6 +167,17 @@ std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::share
   e.plan = plan;
   insert(std::move(e));
   return plan;
+}
+
+void DeviceCache::count_fused(std::string_view key, const CachedPlan& plan, const CachedPlan::Fused& fused) {
+  const std::uint64_t bytes = plan_bytes(*fused.plan) + fused.sources.size() * sizeof fused.sources[0] +
+                              fused.uniforms.size();
+  std::lock_guard lock(mutex_);
+  auto it = index_[kPlan].find(key);
+  if (it == index_[kPlan].end() || it->second->plan.get() != &plan) return;  // evicted: held by its callers only
+  it->second->bytes += bytes;
+  bytes_[kPlan] += bytes;
+  enforce_budget();
 }
 
 // ---- programs -----------------------------------------------------------------------------------

@@ -132,7 +132,11 @@ class DeviceCache {
   std::shared_ptr<CachedPlan> find_plan(std::string_view key, std::vector<std::shared_ptr<Program>>* programs);
   /// Caches a new plan (its id is assigned here) and returns it.
   std::shared_ptr<CachedPlan> insert_plan(std::string key, std::shared_ptr<CachedPlan> plan);
-
+  /// Counts `fused`, a fused plan of `plan` made after `plan` was cached under `key`, in that plan's entry
+  /// (a plan's estimate: kPlanBaseBytes, its bindings and uniforms, here also its sources), then keeps the
+  /// budget. Nothing when `plan` is no longer cached under `key`. The fused plan's program is a program's
+  /// entry, as a plan's own programs are.
+  void count_fused(std::string_view key, const CachedPlan& plan, const CachedPlan::Fused& fused);
 
   // -- programs ------------------------------------------------------------------------------------
   /// The program for `owner` (a kernel's serial prefix) and `key` (plan::ProgramText::key),

@@ -653,6 +653,7 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
     }
     made.plan = std::move(planned);
     fused = std::move(made);
+    device.cache.count_fused(scratch.plan_key, *open.cached, fused);
   }
   // The program for `calls` the batch holds (call.held: the plan is held since the dispatch's first call),
   // else the cache's, then held.

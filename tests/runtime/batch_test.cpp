@@ -12,6 +12,7 @@
 #include "call_helpers.h"
 #include "reference/compare.h"
 #include "reference/rotary_embedding.h"
+#include "runtime/cache.h"
 #include "wgk/introspect.h"
 
 namespace wgk::testing {
@@ -298,6 +299,28 @@ TEST(Batch, ABatchPlansAndCompilesWhatItsCallsShareOnceWhateverTheBudget) {
     }
   }
   EXPECT_EQ(device->cache_stats().cached_bytes, 0u);
+}
+
+TEST(Batch, AFusedPlanCountsInItsPlansCachedBytes) {
+  // Fusing K calls makes the plan for K calls (after the one-call plan was cached): the plan's entry counts
+  // it, at least a plan's base estimate (DeviceCache::kPlanBaseBytes) more, with no new entry.
+  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  const Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
+  const Decode d(device);
+  const HostTensor x0 = random_f32({1, 8, 1, 128}, 7), x1 = random_f32({1, 8, 1, 128}, 8);
+  Batch batch(device);
+  batch.record(k, d.onnx(x0));
+  batch.flush();
+  const CacheStats one = device->cache_stats();
+  ASSERT_EQ(one.plans.entries, 1u);
+  batch.record(k, d.onnx(x0));
+  batch.record(k, d.onnx(x1));
+  ASSERT_EQ(batch.dispatches(), 1u) << "the calls must fuse";
+  batch.flush();
+  const CacheStats two = device->cache_stats();
+  EXPECT_EQ(two.plans.entries, 1u);
+  EXPECT_GE(two.plans.bytes, one.plans.bytes + runtime::DeviceCache::kPlanBaseBytes);
+  EXPECT_LE(two.cached_bytes, two.budget_bytes);
 }
 
 TEST(Batch, AnEmptyFlushDoesNothing) {
