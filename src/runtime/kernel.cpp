@@ -1,5 +1,6 @@
 // Device, DeviceTensor, Kernel and get_kernel: plan (plan::Planner), encode, submit.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -182,6 +183,31 @@ std::future<HostTensor> DeviceTensor::read_async() const {
 
 namespace {
 
+// Exact equality of expression values: the same kind and value, floats bit for bit (1 is not 1.0, -0.0 is
+// not 0.0: either may plan differently).
+bool same_value(const expr::Value& a, const expr::Value& b) {
+  if (a.is_int() || b.is_int()) return a.is_int() && b.is_int() && a.as_int() == b.as_int();
+  if (a.is_float() || b.is_float())
+    return a.is_float() && b.is_float() && std::bit_cast<std::uint64_t>(a.as_float()) == std::bit_cast<std::uint64_t>(b.as_float());
+  if (a.is_string() || b.is_string()) return a.is_string() && b.is_string() && a.as_string() == b.as_string();
+  if (!a.is_list() || !b.is_list() || a.as_list().size() != b.as_list().size()) return false;
+  for (std::size_t i = 0; i < a.as_list().size(); ++i)
+    if (!same_value(a.as_list()[i], b.as_list()[i])) return false;
+  return true;
+}
+
+// Whether a caller may spell out attribute `a`'s default: the boundary binds an absent attribute to its
+// default as it stands, and a given value through contract::attribute_value, so only a default that binds
+// to itself (not, say, an INT default of a FLOAT attribute) binds alike both ways.
+bool default_binds_as_itself(const contract::Attribute& a) {
+  if (!a.default_value) return false;
+  try {
+    return same_value(contract::attribute_value(a, *a.default_value), *a.default_value);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Package> package,
                                                 std::shared_ptr<Device> device) {
   auto state = std::make_shared<Kernel::State>();
@@ -198,6 +224,8 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
   plan::check_templates(*state->contract,
                             [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
                             origin);
+  for (const auto& a : state->contract->attributes)
+    if (default_binds_as_itself(a)) state->attribute_defaults.emplace_back(a.name, *a.default_value);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
@@ -297,8 +325,16 @@ void put_name(std::string& key, std::string_view name) {
   key += name;
 }
 
-void put_values(std::string& key, const Attributes& values) {
+// Whether the call gives attribute `name` its default (KernelState::attribute_defaults): keyed as absent.
+bool is_default(const KernelState& k, std::string_view name, const AttributeValue& value) {
+  for (const auto& [declared, default_value] : k.attribute_defaults)
+    if (declared == name) return same_value(plan::attribute_value(value), default_value);
+  return false;
+}
+
+void put_values(std::string& key, const Attributes& values, const KernelState* defaults = nullptr) {
   for (const auto& [name, value] : values) {
+    if (defaults && is_default(*defaults, name, value)) continue;
     put_name(key, name);
     key += static_cast<char>(value.index());
     std::visit(
@@ -322,9 +358,10 @@ void put_values(std::string& key, const Attributes& values) {
 }
 
 // Stage 1's key: every part of the call the planner reads, each value in its caller's type (two calls with
-// equal keys make equal plan::CallSignatures: the runtime converts them the same way, signature_of).
-void append_call_key(std::string& key, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
-                     const OutputNames& outputs) {
+// equal keys make equal plan::CallSignatures: the runtime converts them the same way, signature_of), except
+// an attribute given its default, keyed as absent (the boundary binds both alike).
+void append_call_key(std::string& key, const KernelState& k, const Inputs& inputs, const Attributes& attrs,
+                     const Attributes& tunables, const OutputNames& outputs) {
   for (const auto& [name, arg] : inputs) {
     const Shape& shape = arg.shape();
     put_name(key, name);
@@ -334,7 +371,7 @@ void append_call_key(std::string& key, const Inputs& inputs, const Attributes& a
     put_bytes(key, shape.data(), shape.size() * sizeof(std::int64_t));
   }
   key += '\x01';
-  put_values(key, attrs);
+  put_values(key, attrs, &k);
   key += '\x02';
   put_values(key, tunables);
   key += '\x03';
@@ -431,7 +468,7 @@ void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const 
   DeviceCache& cache = state_of(*k.device).cache;
   std::string& key = scratch.plan_key;
   key.assign(reinterpret_cast<const char*>(&k.serial), sizeof k.serial);
-  append_call_key(key, inputs, attrs, tunables, outputs);
+  append_call_key(key, k, inputs, attrs, tunables, outputs);
   if (batch) {
     if (auto held = batch->plans.find(key); held != batch->plans.end()) {
       call.held = &held->second;

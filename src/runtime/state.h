@@ -71,6 +71,11 @@ struct KernelState {
   std::unique_ptr<plan::Planner> planner;
   std::uint64_t serial = 0;  ///< DeviceCache::next_serial(): the prefix of this kernel's cache keys
   std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
+  /// The declared attributes whose default a caller may spell out, with it (contract::Attribute::
+  /// default_value): a call giving one of them exactly that value (plan::attribute_value of it, the same
+  /// kind, floats bit for bit) has the plan key of a call leaving it out, whose plan is the same (the
+  /// boundary fills in the default).
+  std::vector<std::pair<std::string, expr::Value>> attribute_defaults;
 };
 
 /// A plan a Batch's recorded calls use, held with its programs until the batch is flushed or dropped

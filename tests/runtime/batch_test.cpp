@@ -248,6 +248,41 @@ TEST(Batch, AFusedDispatchMakesItsOneBindGroupWhenItCloses) {
   }
 }
 
+TEST(Batch, AnAttributeGivenItsDefaultHasThePlanOfOneLeftOut) {
+  // ai.onnx.RotaryEmbedding declares interleaved with default 0 (its manifest, as ONNX RotaryEmbedding-23),
+  // RMSNormalization epsilon with default 1e-5 (ONNX RMSNormalization-23): the boundary binds a call giving
+  // the default exactly as one leaving it out, so both are one signature, one plan, and two such decode
+  // calls in a batch share a dispatch. Another value is another plan.
+  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  const Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
+  const Decode d(device);
+  const HostTensor x0 = random_f32({1, 8, 1, 128}, 3), x1 = random_f32({1, 8, 1, 128}, 4);
+  Batch batch(device);
+  const DeviceTensor y0 = batch.record(k, d.onnx(x0)).at("y");
+  CallInfo info;
+  const DeviceTensor y1 = batch.record(k, d.onnx(x1), {{"interleaved", std::int64_t{0}}}, {}, &info).at("y");
+  EXPECT_TRUE(info.plan_cached) << "{interleaved: 0} was planned again after {}";
+  EXPECT_EQ(batch.dispatches(), 1u) << "the second call must join the first's dispatch";
+  batch.flush();
+  EXPECT_EQ(device->cache_stats().plans_made, 1u);
+  for (const auto& [y, x] : {std::pair{y0, x0}, std::pair{y1, x1}}) {
+    const auto cmp = reference::compare(y.read(), d.onnx_ref(x), kF32);
+    EXPECT_TRUE(cmp.ok()) << cmp.summary();
+  }
+  k.call(d.onnx(x0), {{"interleaved", std::int64_t{1}}}, {}, &info);
+  EXPECT_FALSE(info.plan_cached) << "interleaved 1 is not the default";
+
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1}, device);
+  const HostTensor x = random_f32({1, 4096}, 5), scale = random_f32({4096}, 6);
+  const std::uint64_t before = device->cache_stats().plans_made;
+  rms.call({{"x", x}, {"scale", scale}}, {}, {}, &info);
+  rms.call({{"x", x}, {"scale", scale}}, {{"epsilon", 1e-5}, {"axis", std::int64_t{-1}}}, {}, &info);
+  EXPECT_TRUE(info.plan_cached) << "{epsilon: 1e-5, axis: -1} was planned again after {}";
+  rms.call({{"x", x}, {"scale", scale}}, {{"epsilon", 2e-5}}, {}, &info);
+  EXPECT_FALSE(info.plan_cached);
+  EXPECT_EQ(device->cache_stats().plans_made, before + 2);
+}
+
 TEST(Batch, ABatchPlansAndCompilesWhatItsCallsShareOnceWhateverTheBudget) {
   // A budget of 0 caches nothing; a tester's batch of 16,384 calls then planned and compiled a program per
   // call (8.9 GB, 361 s). A batch holds what its recorded calls use until its flush, found again by its later
