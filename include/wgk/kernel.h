@@ -55,7 +55,8 @@ struct DeviceOptions {
   /// 4,000 call signatures). The default, 64 MiB, holds the pooled buffers of one 1x32x4096x128 float32
   /// prefill; a budget of 0 caches nothing (every call plans, renders and
   /// compiles again). A budget under one compiled pipeline (about 0.5 MiB) keeps none: every call
-  /// compiles (milliseconds), and each pending call of a Batch holds its own pipeline until the flush.
+  /// compiles (milliseconds). A Batch holds what its pending calls use until the flush, uncounted, so
+  /// within one batch a signature is planned once and a program compiled once whatever the budget.
   /// On a CPU adapter (lavapipe) pooled buffers are host memory.
   std::uint64_t cache_budget_bytes = std::uint64_t{64} << 20;
   /// How long one wait for the GPU's work may take (DeviceTensor::read, a Batch's or a call's wait,

@@ -15,11 +15,16 @@ std::uint64_t next_batch_serial() {
   return next.fetch_add(1);
 }
 
-// Releases the claims and references of what `batch` recorded. Caller holds the device mutex (the
+// Releases the claims, holds and references of what `batch` recorded. Caller holds the device mutex (the
 // references may be the last ones to Dawn objects).
-void release(BatchState& batch) {
+void release(BatchState& batch, DeviceState& device) {
   for (auto& set : batch.calls)
     if (set && set->batch_claims > 0) --set->batch_claims;
+  for (const auto& [key, held] : batch.plans) {
+    device.cache.let_go(held.programs);
+    device.cache.let_go(held.fused);
+  }
+  batch.plans.clear();
   batch.calls.clear();
   batch.dispatches.clear();
   batch.open.cached.reset();  // the open dispatch's vectors keep their capacity
@@ -36,17 +41,21 @@ void release(BatchState& batch) {
 BatchState::BatchState() : serial(next_batch_serial()) {}
 
 bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps) {
-  if (batch.calls.empty()) return false;
   std::lock_guard lock(device.mutex);
+  if (batch.calls.empty()) {  // plans may be held for refused calls
+    if (!batch.plans.empty()) release(batch, device);
+    return false;
+  }
   // Whether the submit throws or not, the batch is done: its outputs are readable (0) or never will be.
   struct Finish {
     BatchState& batch;
+    DeviceState& device;
     bool submitted = false;
     ~Finish() {
       for (const auto& out : batch.outputs) out->pending_batch.store(submitted ? 0 : DeviceBuffer::kNeverWritten);
-      release(batch);
+      release(batch, device);
     }
-  } finish{batch};
+  } finish{batch, device};
   close_open_dispatch(batch, device);
   // Validated: a Dawn error in this command buffer is reported by this flush, not by a later call.
   if (!batch.dispatches.empty()) device.gpu.submit(batch.dispatches, timestamps, /*validate=*/true, gpu::Layout::kOnePass);
@@ -54,9 +63,9 @@ bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* ti
   return true;
 }
 
-void drop_batch(BatchState& batch) {
+void drop_batch(BatchState& batch, DeviceState& device) {
   for (const auto& out : batch.outputs) out->pending_batch.store(DeviceBuffer::kNeverWritten);
-  release(batch);
+  release(batch, device);
 }
 
 }  // namespace runtime
@@ -65,9 +74,10 @@ Batch::Batch(std::shared_ptr<Device> device)
     : state_(std::make_unique<State>()), device_(device ? std::move(device) : Device::default_device()) {}
 
 Batch::~Batch() {
-  if (!state_ || state_->calls.empty()) return;
-  std::lock_guard lock(runtime::state_of(*device_).mutex);
-  runtime::drop_batch(*state_);
+  if (!state_ || (state_->calls.empty() && state_->plans.empty())) return;
+  runtime::DeviceState& device = runtime::state_of(*device_);
+  std::lock_guard lock(device.mutex);
+  runtime::drop_batch(*state_, device);
 }
 
 Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
@@ -84,7 +94,7 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
                                                  " calls, the most one batch holds (Batch::kMaxCalls); flush() first");
   std::unique_lock<std::mutex> lock(runtime::state_of(*device_).mutex, std::defer_lock);
   runtime::EncodedCall& call = b.encoded;  // reused: its vectors keep their capacity from call to call
-  with_context([&] { runtime::encode_call(call, b.scratch, k, inputs, attrs, tunables, lock, b.serial, outputs, &b); },
+  with_context([&] { runtime::encode_call(call, b.scratch, k, inputs, attrs, tunables, lock, outputs, &b); },
                [&] { return "recording a call of " + k.package->id + " in a Batch"; });
   // Under the device mutex from here: nothing another thread does can see this call's objects yet.
   if (info) {

@@ -80,6 +80,7 @@ void DeviceCache::evict(Lru::iterator it) {
       e.program->evicted = true;
       index_[kProgram].erase(e.key);
       program_entries_.erase(e.program->id);
+      if (e.program->batch_holds > 0) held_.try_emplace(e.key, e.program);
       break;
     case kPlan:
       index_[kPlan].erase(e.key);
@@ -142,10 +143,21 @@ std::shared_ptr<CachedPlan> DeviceCache::find_plan(std::string_view key, std::ve
   return plan;
 }
 
-std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::shared_ptr<CachedPlan> plan) {
-  std::uint64_t bytes = kPlanBaseBytes + key.size();
-  for (const auto& pass : plan->plan->passes)
+namespace {
+
+// A plan's host bytes: kPlanBaseBytes (measured: the plan and its key, docs/PERF.md "Memory") and its
+// passes' bindings with their uniform bytes.
+std::uint64_t plan_bytes(const plan::Plan& planned) {
+  std::uint64_t bytes = DeviceCache::kPlanBaseBytes;
+  for (const auto& pass : planned.passes)
     for (const auto& b : pass.bindings) bytes += sizeof b + b.uniform.size();
+  return bytes;
+}
+
+}  // namespace
+
+std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::shared_ptr<CachedPlan> plan) {
+  std::uint64_t bytes = plan_bytes(*plan->plan) + key.size();
   bytes += plan->inputs.size() * sizeof(CachedPlan::Input) + plan->output_bytes.size() * 8 +
            plan->sources.size() * 4 + plan->uniforms.size();
   std::lock_guard lock(mutex_);
@@ -157,17 +169,45 @@ std::shared_ptr<CachedPlan> DeviceCache::insert_plan(std::string key, std::share
   return plan;
 }
 
+void DeviceCache::count_fused(std::string_view key, const CachedPlan& plan, const CachedPlan::Fused& fused) {
+  const std::uint64_t bytes = plan_bytes(*fused.plan) + fused.sources.size() * sizeof fused.sources[0] +
+                              fused.uniforms.size();
+  std::lock_guard lock(mutex_);
+  auto it = index_[kPlan].find(key);
+  if (it == index_[kPlan].end() || it->second->plan.get() != &plan) return;  // evicted: held by its callers only
+  it->second->bytes += bytes;
+  bytes_[kPlan] += bytes;
+  enforce_budget();
+}
+
 // ---- programs -----------------------------------------------------------------------------------
 
 std::shared_ptr<Program> DeviceCache::find_program(const std::string& key) {
   std::lock_guard lock(mutex_);
   auto it = index_[kProgram].find(key);
-  if (it == index_[kProgram].end()) return nullptr;
-  touch(it->second);
-  return it->second->program;
+  if (it != index_[kProgram].end()) {
+    touch(it->second);
+    return it->second->program;
+  }
+  auto held = held_.find(key);
+  if (held == held_.end()) return nullptr;
+  // Evicted while an unflushed batch uses it: in use, so cached again (counted), not compiled again.
+  std::shared_ptr<Program> program = std::move(held->second);
+  held_.erase(held);
+  program->evicted = false;
+  insert_program(key, program);
+  return program;
 }
 
-std::shared_ptr<Program> DeviceCache::add_program(std::string key, std::shared_ptr<const plan::ProgramText> text,
+void DeviceCache::insert_program(std::string key, std::shared_ptr<Program> program) {
+  Entry e{kProgram, std::move(key), 0};
+  e.bytes = e.key.size() + program->text->key.size() + program->text->wgsl.size() + kPipelineBytes;
+  e.program = std::move(program);
+  insert(std::move(e));
+}
+
+std::shared_ptr<Program> DeviceCache::add_program(std::string_view owner, std::string key,
+                                                  std::shared_ptr<const plan::ProgramText> text,
                                                   const std::string& label) {
   std::lock_guard lock(mutex_);
   auto it = index_[kProgram].find(key);
@@ -179,10 +219,8 @@ std::shared_ptr<Program> DeviceCache::add_program(std::string key, std::shared_p
   program->id = next_program_id_++;
   program->text = std::move(text);
   program->label = label;
-  Entry e{kProgram, std::move(key), 0};
-  e.bytes = e.key.size() + program->text->key.size() + program->text->wgsl.size() + kPipelineBytes;
-  e.program = program;
-  insert(std::move(e));
+  program->owner = owner;
+  insert_program(std::move(key), program);
   return program;
 }
 
@@ -195,14 +233,14 @@ std::shared_ptr<Program> DeviceCache::program(std::string_view owner, const std:
     std::lock_guard lock(mutex_);
     ++renders_;
   }
-  return add_program(std::move(key), std::move(text), label);
+  return add_program(owner, std::move(key), std::move(text), label);
 }
 
 std::shared_ptr<Program> DeviceCache::program(std::string_view owner, std::shared_ptr<const plan::ProgramText> text,
                                               const std::string& label) {
   std::string key = std::string(owner) + text->key;
   if (auto found = find_program(key)) return found;
-  return add_program(std::move(key), std::move(text), label);
+  return add_program(owner, std::move(key), std::move(text), label);
 }
 
 const gpu::ComputePipeline& DeviceCache::pipeline(gpu::Device& gpu, Program& program) {
@@ -212,6 +250,29 @@ const gpu::ComputePipeline& DeviceCache::pipeline(gpu::Device& gpu, Program& pro
     ++compilations_;
   }
   return *program.pipeline;
+}
+
+void DeviceCache::hold(std::span<const std::shared_ptr<Program>> programs) {
+  std::lock_guard lock(mutex_);
+  for (const auto& program : programs) {
+    if (!program) continue;
+    ++program->batch_holds;
+    // Evicted already (a budget of 0 evicts a program as it is cached): found by its key from now on.
+    if (program->evicted) held_.try_emplace(program->owner + program->text->key, program);
+  }
+}
+
+void DeviceCache::let_go(std::span<const std::shared_ptr<Program>> programs) {
+  std::lock_guard lock(mutex_);
+  for (const auto& program : programs) {
+    if (!program || program->batch_holds == 0 || --program->batch_holds > 0 || !program->evicted) continue;
+    auto held = held_.find(program->owner + program->text->key);
+    if (held == held_.end() || held->second != program) continue;
+    Entry e{kProgram, {}, 0};  // released by release_evicted, under the device mutex
+    e.program = std::move(held->second);
+    held_.erase(held);
+    evicted_.push_back(std::move(e));
+  }
 }
 
 // ---- bind groups --------------------------------------------------------------------------------
@@ -320,6 +381,12 @@ void DeviceCache::clear() {
     while (!plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
     while (!lru_.empty()) evict(std::prev(lru_.end()));
     spare_.clear();
+    for (auto& [key, program] : held_) {
+      Entry e{kProgram, {}, 0};
+      e.program = std::move(program);
+      evicted_.push_back(std::move(e));
+    }
+    held_.clear();
   }
   release_evicted();
 }

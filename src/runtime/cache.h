@@ -16,6 +16,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,6 +38,10 @@ struct Program {
   std::string label;                               ///< "<domain>.<op>/<variant>/<pass>"
   std::shared_ptr<gpu::ComputePipeline> pipeline;  ///< null until first used; set under the device mutex
   bool evicted = false;  ///< out of the cache (under the cache's mutex); calls in flight may still hold it
+  std::string owner;     ///< the kernel's serial prefix: its cache key is owner + text->key
+  /// Unflushed Batches whose calls use it (DeviceCache::hold; under the cache's mutex). Evicted while any
+  /// do, it is still found by its key (uncounted) until the last lets go: a batch never compiles twice.
+  std::uint32_t batch_holds = 0;
 };
 
 /// The plan of one call signature of one kernel, the GPU objects that depend only on it, and what the
@@ -127,6 +132,11 @@ class DeviceCache {
   std::shared_ptr<CachedPlan> find_plan(std::string_view key, std::vector<std::shared_ptr<Program>>* programs);
   /// Caches a new plan (its id is assigned here) and returns it.
   std::shared_ptr<CachedPlan> insert_plan(std::string key, std::shared_ptr<CachedPlan> plan);
+  /// Counts `fused`, a fused plan of `plan` made after `plan` was cached under `key`, in that plan's entry
+  /// (a plan's estimate: kPlanBaseBytes, its bindings and uniforms, here also its sources), then keeps the
+  /// budget. Nothing when `plan` is no longer cached under `key`. The fused plan's program is a program's
+  /// entry, as a plan's own programs are.
+  void count_fused(std::string_view key, const CachedPlan& plan, const CachedPlan::Fused& fused);
 
   // -- programs ------------------------------------------------------------------------------------
   /// The program for `owner` (a kernel's serial prefix) and `key` (plan::ProgramText::key),
@@ -138,6 +148,12 @@ class DeviceCache {
                                    const std::string& label);
   /// `program`'s pipeline, compiled on first use. Caller holds the device mutex.
   const gpu::ComputePipeline& pipeline(gpu::Device& gpu, Program& program);
+  /// Marks `programs` as used by an unflushed Batch (once per batch each) until let_go: a program evicted
+  /// meanwhile stays out of the budget's count but is still found by its key, and cached again when found,
+  /// so no call of the batch renders or compiles it again (a budget of 0 caches nothing else).
+  void hold(std::span<const std::shared_ptr<Program>> programs);
+  /// Undoes hold (the batch was flushed or dropped); an evicted program no batch holds goes to the graveyard.
+  void let_go(std::span<const std::shared_ptr<Program>> programs);
 
   // -- bind groups ---------------------------------------------------------------------------------
   /// The bind groups for `key`, or null.
@@ -182,8 +198,9 @@ class DeviceCache {
   using Lru = std::list<Entry>;
 
   std::shared_ptr<Program> find_program(const std::string& key);
-  std::shared_ptr<Program> add_program(std::string key, std::shared_ptr<const plan::ProgramText> text,
-                                       const std::string& label);
+  std::shared_ptr<Program> add_program(std::string_view owner, std::string key,
+                                       std::shared_ptr<const plan::ProgramText> text, const std::string& label);
+  void insert_program(std::string key, std::shared_ptr<Program> program);  // an entry for it; under mutex_
   Lru& list_of(Kind kind) { return kind == kPlan ? plans_lru_ : lru_; }
   void insert(Entry entry);              // front of its LRU list, then evict past the budget
   void touch(Lru::iterator it);          // to the front of its list
@@ -208,6 +225,8 @@ class DeviceCache {
   /// Free buffers by allocation size (a size's list stays when emptied by take_buffer).
   std::unordered_map<std::uint64_t, std::vector<Lru::iterator>> pool_;
   std::unordered_map<std::uint64_t, std::unordered_set<std::string>> pinned_by_;  ///< token -> bind group keys
+  /// Programs evicted while a batch holds them (Program::batch_holds), by key: found again, not counted.
+  std::unordered_map<std::string, std::shared_ptr<Program>> held_;
   std::uint64_t bytes_[kKinds] = {};
   std::size_t entries_[kKinds] = {};
   std::uint64_t next_plan_id_ = 1, next_program_id_ = 1;

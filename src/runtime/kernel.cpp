@@ -1,5 +1,6 @@
 // Device, DeviceTensor, Kernel and get_kernel: plan (plan::Planner), encode, submit.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -182,6 +183,31 @@ std::future<HostTensor> DeviceTensor::read_async() const {
 
 namespace {
 
+// Exact equality of expression values: the same kind and value, floats bit for bit (1 is not 1.0, -0.0 is
+// not 0.0: either may plan differently).
+bool same_value(const expr::Value& a, const expr::Value& b) {
+  if (a.is_int() || b.is_int()) return a.is_int() && b.is_int() && a.as_int() == b.as_int();
+  if (a.is_float() || b.is_float())
+    return a.is_float() && b.is_float() && std::bit_cast<std::uint64_t>(a.as_float()) == std::bit_cast<std::uint64_t>(b.as_float());
+  if (a.is_string() || b.is_string()) return a.is_string() && b.is_string() && a.as_string() == b.as_string();
+  if (!a.is_list() || !b.is_list() || a.as_list().size() != b.as_list().size()) return false;
+  for (std::size_t i = 0; i < a.as_list().size(); ++i)
+    if (!same_value(a.as_list()[i], b.as_list()[i])) return false;
+  return true;
+}
+
+// Whether a caller may spell out attribute `a`'s default: the boundary binds an absent attribute to its
+// default as it stands, and a given value through contract::attribute_value, so only a default that binds
+// to itself (not, say, an INT default of a FLOAT attribute) binds alike both ways.
+bool default_binds_as_itself(const contract::Attribute& a) {
+  if (!a.default_value) return false;
+  try {
+    return same_value(contract::attribute_value(a, *a.default_value), *a.default_value);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Package> package,
                                                 std::shared_ptr<Device> device) {
   auto state = std::make_shared<Kernel::State>();
@@ -198,6 +224,8 @@ std::shared_ptr<Kernel::State> make_kernel_state(std::shared_ptr<const store::Pa
   plan::check_templates(*state->contract,
                             [&package = *state->package](const std::string& name) { return package.webgpu_file(name); },
                             origin);
+  for (const auto& a : state->contract->attributes)
+    if (default_binds_as_itself(a)) state->attribute_defaults.emplace_back(a.name, *a.default_value);
   auto package_ref = state->package;
   runtime::DeviceCache& cache = runtime::state_of(*state->device).cache;
   state->serial = cache.next_serial();
@@ -262,6 +290,7 @@ void EncodedCall::clear() {
   outputs.clear();
   dispatches.clear();
   plan_cached = false;
+  held = nullptr;
   fused = false;
 }
 
@@ -296,8 +325,16 @@ void put_name(std::string& key, std::string_view name) {
   key += name;
 }
 
-void put_values(std::string& key, const Attributes& values) {
+// Whether the call gives attribute `name` its default (KernelState::attribute_defaults): keyed as absent.
+bool is_default(const KernelState& k, std::string_view name, const AttributeValue& value) {
+  for (const auto& [declared, default_value] : k.attribute_defaults)
+    if (declared == name) return same_value(plan::attribute_value(value), default_value);
+  return false;
+}
+
+void put_values(std::string& key, const Attributes& values, const KernelState* defaults = nullptr) {
   for (const auto& [name, value] : values) {
+    if (defaults && is_default(*defaults, name, value)) continue;
     put_name(key, name);
     key += static_cast<char>(value.index());
     std::visit(
@@ -321,9 +358,10 @@ void put_values(std::string& key, const Attributes& values) {
 }
 
 // Stage 1's key: every part of the call the planner reads, each value in its caller's type (two calls with
-// equal keys make equal plan::CallSignatures: the runtime converts them the same way, signature_of).
-void append_call_key(std::string& key, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
-                     const OutputNames& outputs) {
+// equal keys make equal plan::CallSignatures: the runtime converts them the same way, signature_of), except
+// an attribute given its default, keyed as absent (the boundary binds both alike).
+void append_call_key(std::string& key, const KernelState& k, const Inputs& inputs, const Attributes& attrs,
+                     const Attributes& tunables, const OutputNames& outputs) {
   for (const auto& [name, arg] : inputs) {
     const Shape& shape = arg.shape();
     put_name(key, name);
@@ -333,7 +371,7 @@ void append_call_key(std::string& key, const Inputs& inputs, const Attributes& a
     put_bytes(key, shape.data(), shape.size() * sizeof(std::int64_t));
   }
   key += '\x01';
-  put_values(key, attrs);
+  put_values(key, attrs, &k);
   key += '\x02';
   put_values(key, tunables);
   key += '\x03';
@@ -418,9 +456,10 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
   return made;
 }
 
-// Stage 1: the plan of this call (cached or made), its programs in `scratch.programs`.
+// Stage 1: the plan of this call (held by the batch recording it, cached, or made), its programs in
+// `scratch.programs`. A batch's call leaves its plan held by the batch (BatchState::plans).
 void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs, const Attributes& attrs,
-               const Attributes& tunables, const OutputNames& outputs) {
+               const Attributes& tunables, const OutputNames& outputs, BatchState* batch) {
   for (const auto& [name, arg] : inputs)
     // A default-constructed DeviceTensor has no shape to check (it is not a rank-0 tensor).
     if (arg.device() && !tensor_buffer(*arg.device()))
@@ -429,11 +468,29 @@ void plan_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const 
   DeviceCache& cache = state_of(*k.device).cache;
   std::string& key = scratch.plan_key;
   key.assign(reinterpret_cast<const char*>(&k.serial), sizeof k.serial);
-  append_call_key(key, inputs, attrs, tunables, outputs);
+  append_call_key(key, k, inputs, attrs, tunables, outputs);
+  if (batch) {
+    if (auto held = batch->plans.find(key); held != batch->plans.end()) {
+      call.held = &held->second;
+      call.cached = call.held->cached;
+      call.plan = call.cached->plan;
+      call.plan_cached = true;
+      scratch.programs.assign(call.held->programs.begin(), call.held->programs.end());
+      return;
+    }
+  }
   call.cached = cache.find_plan(key, &scratch.programs);
   call.plan_cached = call.cached != nullptr;
   if (!call.cached) call.cached = cache.insert_plan(key, make_plan(k, inputs, attrs, tunables, outputs, scratch.programs));
   call.plan = call.cached->plan;
+  if (batch) {
+    HeldPlan& held = batch->plans.try_emplace(key).first->second;
+    held.cached = call.cached;
+    held.programs = scratch.programs;
+    held.fused.resize(call.cached->fused.size());
+    cache.hold(held.programs);
+    call.held = &held;
+  }
 }
 
 // Stage 2, one device-resident input with a valueRange (position ids): the kernels index caches with it,
@@ -611,11 +668,12 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
   const std::uint32_t calls = open.calls + 1;
   CachedPlan::Fused& fused = open.cached->fused[calls - 2];
   if (!fused.plan) {
+    CachedPlan::Fused made;  // assigned once complete: a throw below leaves the plan without it
     auto planned = k.planner->plan_fused(signature_of(inputs, attrs, tunables, outputs), calls);
     const plan::PlannedPass& pp = planned->passes.at(0);
     for (const auto& b : pp.bindings) {
       if (b.binding->kind == contract::BindingKind::kUniform) {
-        fused.uniforms.insert(fused.uniforms.end(), b.uniform.begin(), b.uniform.end());
+        made.uniforms.insert(made.uniforms.end(), b.uniform.begin(), b.uniform.end());
         continue;
       }
       // The same arguments as the one-call plan's bindings: their index in a call's buffers.
@@ -628,36 +686,50 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
       if (!source)
         throw Error(ErrorKind::kContract, "variant " + planned->variant->id + " binds " + b.binding->arg +
                                               ", which this call does not have");
-      fused.sources.emplace_back(b.call.value_or(0), *source);
+      made.sources.emplace_back(b.call.value_or(0), *source);
     }
-    fused.plan = std::move(planned);
+    made.plan = std::move(planned);
+    fused = std::move(made);
+    device.cache.count_fused(scratch.plan_key, *open.cached, fused);
   }
-  std::shared_ptr<Program> program = fused.program.lock();
-  if (!program || program->evicted) {
-    const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
-                              call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
-    program = device.cache.program(k.serial_prefix(), fused.plan->passes[0].program, label);
-    fused.program = program;
+  // The program for `calls` the batch holds (call.held: the plan is held since the dispatch's first call),
+  // else the cache's, then held.
+  std::shared_ptr<Program>& held = call.held->fused[calls - 2];
+  if (!held) {
+    std::shared_ptr<Program> program = fused.program.lock();
+    if (!program || program->evicted) {
+      const std::string label = k.contract->domain + "." + k.contract->name + "/" + call.plan->variant->id + "/" +
+                                call.plan->passes[0].pass->id + "/" + std::to_string(calls) + " calls";
+      program = device.cache.program(k.serial_prefix(), fused.plan->passes[0].program, label);
+      fused.program = program;
+    }
+    device.cache.pipeline(device.gpu, *program);  // compiled now: a fault is this call's
+    held = std::move(program);
+    device.cache.hold(std::span(&held, 1));
   }
-  device.cache.pipeline(device.gpu, *program);  // compiled now: a fault is this call's
-  open.program = std::move(program);
+  open.program = held;
   open.buffers.insert(open.buffers.end(), scratch.buffers.begin(), scratch.buffers.end());
   open.calls = calls;
   call.fused = true;
   return true;
 }
 
-// After the call is bound and recorded alone: it opens a dispatch later calls may join when its plan allows.
-void open_dispatch(BatchState& batch, const EncodedCall& call, const EncodeScratch& scratch, std::size_t inputs) {
+// A call whose plan allows fusion, and that did not join, opens a dispatch later calls may join: its one
+// dispatch is recorded with its pipeline and without a bind group, which close_open_dispatch makes once for
+// all the calls the dispatch serves. False (nothing done) for a plan without fusion or a pass without work.
+bool open_dispatch(BatchState& batch, EncodedCall& call, const EncodeScratch& scratch, std::size_t inputs) {
+  const auto& w = call.plan->passes[0].workgroups;
+  if (call.cached->max_fused_calls < 2 || w[0] == 0 || w[1] == 0 || w[2] == 0) return false;
   BatchState::OpenDispatch& open = batch.open;
-  if (call.cached->max_fused_calls < 2 || call.dispatches.size() != 1) return;
   open.cached = call.cached;
   open.calls = 1;
-  open.call = batch.calls.size();        // Batch::record appends this call's set and dispatch next
+  open.call = batch.calls.size();  // Batch::record appends this call's (null) set and its dispatch next
   open.dispatch = batch.dispatches.size();
   open.inputs_per_call = inputs;
   open.buffers.assign(scratch.buffers.begin(), scratch.buffers.end());
-  open.program.reset();
+  open.program = scratch.programs[0];
+  call.dispatches.push_back({scratch.pipelines[0], nullptr, w[0], w[1], w[2]});
+  return true;
 }
 
 // Stage 5: the dispatches of the passes that have work.
@@ -674,7 +746,7 @@ void record(EncodedCall& call, const EncodeScratch& scratch) {
 
 void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, const Inputs& inputs,
                  const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
-                 std::uint64_t batch, const OutputNames& outputs, BatchState* fusing) {
+                 const OutputNames& outputs, BatchState* batch) {
   call.clear();
   // The scratch holds references (programs) only while this runs, and a call that throws is dropped:
   // under the device mutex when it was taken (what it holds by then may be the last references to Dawn
@@ -688,46 +760,54 @@ void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& k, cons
       if (!encoded) call.clear();
     }
   } release{call, scratch};
-  plan_call(call, scratch, k, inputs, attrs, tunables, outputs);
-  check_data(k, *call.cached, inputs, batch, scratch);
+  plan_call(call, scratch, k, inputs, attrs, tunables, outputs, batch);
+  const std::uint64_t serial = batch ? batch->serial : 0;
+  check_data(k, *call.cached, inputs, serial, scratch);
   DeviceState& device = state_of(*k.device);
   lock.lock();
   device.cache.release_evicted();
   allocate(call, scratch, k, inputs);
-  if (fusing) {
-    if (join_open_dispatch(*fusing, call, scratch, k, inputs, attrs, tunables, outputs, device)) {
+  if (batch) {
+    if (join_open_dispatch(*batch, call, scratch, k, inputs, attrs, tunables, outputs, device)) {
       release.encoded = true;
       return;
     }
-    close_open_dispatch(*fusing, device);
+    close_open_dispatch(*batch, device);
+    if (open_dispatch(*batch, call, scratch, inputs.size())) {
+      release.encoded = true;
+      return;
+    }
   }
-  bind(call, scratch, batch, device);
+  bind(call, scratch, serial, device);
   record(call, scratch);
-  if (fusing) open_dispatch(*fusing, call, scratch, inputs.size());
   release.encoded = true;
 }
 
 void close_open_dispatch(BatchState& batch, DeviceState& device) {
   BatchState::OpenDispatch& open = batch.open;
-  if (open.cached && open.calls >= 2) {
-    const CachedPlan::Fused& fused = open.cached->fused[open.calls - 2];
+  if (open.cached) {
+    const CachedPlan& cached = *open.cached;
+    const CachedPlan::Fused* fused = open.calls >= 2 ? &cached.fused[open.calls - 2] : nullptr;
     const std::size_t per_call = open.buffers.size() / open.calls;
     // Only the scratch's group_key and bound: inside encode_call (a call that does not join), bind() refills
     // both after this; the call's own vectors are left alone.
     EncodeScratch& scratch = batch.scratch;
     scratch.bound.clear();
-    for (const auto& [call, source] : fused.sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
+    if (fused) {
+      for (const auto& [call, source] : fused->sources) scratch.bound.push_back(open.buffers[call * per_call + source]);
+    } else {
+      for (std::uint32_t source : cached.sources) scratch.bound.push_back(open.buffers[source]);
+    }
     open.programs.assign(1, open.program);  // vectors of one, kept with their capacity
     open.pipelines.assign(1, open.program->pipeline.get());
-    std::shared_ptr<BindGroupSet> set = bind_set(device, scratch.group_key, open.programs, open.pipelines,
-                                                 fused.plan->passes, scratch.bound, fused.uniforms, batch.serial);
-    // The first call's own set is not dispatched any more: its claim goes, the fused set's stays.
-    if (auto& first = batch.calls[open.call]; first && first->batch_claims > 0) --first->batch_claims;
-    batch.calls[open.call] = set;
+    std::shared_ptr<BindGroupSet> set =
+        bind_set(device, scratch.group_key, open.programs, open.pipelines, (fused ? *fused->plan : *cached.plan).passes,
+                 scratch.bound, fused ? fused->uniforms : cached.uniforms, batch.serial);
     gpu::Dispatch& d = batch.dispatches[open.dispatch];
-    d.pipeline = open.program->pipeline.get();
+    d.pipeline = open.pipelines[0];
     d.bind_group = &set->groups[0];
-    d.z = open.calls;
+    if (fused) d.z = open.calls;
+    batch.calls[open.call] = std::move(set);
   }
   open.cached.reset();
   open.calls = 0;
@@ -737,12 +817,12 @@ void close_open_dispatch(BatchState& batch, DeviceState& device) {
 }
 
 EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& attrs, const Attributes& tunables,
-                        std::unique_lock<std::mutex>& lock, std::uint64_t batch, const OutputNames& outputs) {
+                        std::unique_lock<std::mutex>& lock, const OutputNames& outputs) {
   // The thread's scratch holds nothing between calls (encode_call clears it), only its capacity: this
   // thread's next call allocates none of it again.
   thread_local EncodeScratch scratch;
   EncodedCall call;
-  encode_call(call, scratch, k, inputs, attrs, tunables, lock, batch, outputs);
+  encode_call(call, scratch, k, inputs, attrs, tunables, lock, outputs, nullptr);
   return call;
 }
 
@@ -751,7 +831,7 @@ EncodedCall encode_call(KernelState& k, const Inputs& inputs, const Attributes& 
 Outputs Kernel::call(const Inputs& inputs, const Attributes& attrs, const Attributes& tunables, CallInfo* info,
                      const OutputNames& outputs) const {
   std::unique_lock<std::mutex> lock(runtime::state_of(*state_->device).mutex, std::defer_lock);
-  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(*state_, inputs, attrs, tunables, lock, 0, outputs); },
+  runtime::EncodedCall call = with_context([&] { return runtime::encode_call(*state_, inputs, attrs, tunables, lock, outputs); },
                                            [&] { return "calling " + state_->package->id; });
   if (info) {
     info->variant = call.plan->variant->id;

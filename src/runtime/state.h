@@ -71,6 +71,20 @@ struct KernelState {
   std::unique_ptr<plan::Planner> planner;
   std::uint64_t serial = 0;  ///< DeviceCache::next_serial(): the prefix of this kernel's cache keys
   std::string serial_prefix() const { return std::string(reinterpret_cast<const char*>(&serial), sizeof serial); }
+  /// The declared attributes whose default a caller may spell out, with it (contract::Attribute::
+  /// default_value): a call giving one of them exactly that value (plan::attribute_value of it, the same
+  /// kind, floats bit for bit) has the plan key of a call leaving it out, whose plan is the same (the
+  /// boundary fills in the default).
+  std::vector<std::pair<std::string, expr::Value>> attribute_defaults;
+};
+
+/// A plan a Batch's recorded calls use, held with its programs until the batch is flushed or dropped
+/// (BatchState::plans), the programs also marked held in the cache (DeviceCache::hold): no later call of
+/// the batch plans, renders or compiles again what an earlier one used, whatever the cache evicts meanwhile.
+struct HeldPlan {
+  std::shared_ptr<CachedPlan> cached;
+  std::vector<std::shared_ptr<Program>> programs;  ///< per pass
+  std::vector<std::shared_ptr<Program>> fused;     ///< the program for K fused calls at K - 2, once used
 };
 
 struct BatchState;
@@ -86,7 +100,10 @@ struct EncodedCall {
   Outputs outputs;
   std::vector<gpu::Dispatch> dispatches;  ///< passes with work (an empty tensor has none)
   bool plan_cached = false;
-  bool fused = false;  ///< joined the batch's open dispatch (BatchState::open): no bind groups, no dispatch
+  HeldPlan* held = nullptr;  ///< a Batch's call: its plan in BatchState::plans
+  /// Joined the batch's open dispatch (BatchState::open): no bind groups, no dispatch. A call that opens
+  /// one has its dispatch, with no bind group until the batch closes it (close_open_dispatch), and no set.
+  bool fused = false;
   /// Drops every reference; the vectors keep their capacity for the next call encoded into it.
   void clear();
 };
@@ -110,22 +127,22 @@ struct EncodeScratch {
 /// `lock` is a deferred lock on the kernel's device mutex: encode_call takes it once the host-side
 /// checks pass and returns with it held, so the caller submits before anyone else uses the device.
 /// Throws like Kernel::call.
-/// `batch`: the serial of the Batch recording the call (BatchState::serial), 0 for a call submitted at
-/// once. It may take outputs of that batch's earlier calls as inputs (pending_batch == batch), and the
-/// bind-group set it uses is claimed (BindGroupSet::batch_claims) until the batch releases it.
 /// `outputs`: the optional outputs asked for (wgk::OutputNames).
-/// `fusing`: the Batch recording the call (batch != 0), whose open dispatch (BatchState::open) the call
-/// joins when it can (docs/kernel-conventions.md "Fused calls": the same cached plan, the same shared
-/// buffers, none of its inputs written by the dispatch, room under maxCalls and the storage-buffer limit);
-/// then `call` gets no bind groups and no dispatch (EncodedCall::fused). Else the open dispatch is closed
-/// (close_open_dispatch) before the call is bound, and the call opens one when its plan allows fusion.
+/// `batch`: the Batch recording the call, null for a call submitted at once. The call may take outputs of
+/// that batch's earlier calls as inputs (pending_batch == batch->serial), its plan is held by the batch
+/// (BatchState::plans) and the bind-group set it uses is claimed (BindGroupSet::batch_claims) until the
+/// batch releases them. It joins the batch's open dispatch (BatchState::open) when it can
+/// (docs/kernel-conventions.md "Fused calls": the same cached plan, the same shared buffers, none of its
+/// inputs written by the dispatch, room under maxCalls and the storage-buffer limit); then `call` gets no
+/// bind groups and no dispatch (EncodedCall::fused). Else the open dispatch is closed
+/// (close_open_dispatch), and a call whose plan allows fusion opens one instead of being bound: its
+/// dispatch's bind group is made once, when that dispatch closes, for all the calls it serves.
 void encode_call(EncodedCall& call, EncodeScratch& scratch, KernelState& kernel, const Inputs& inputs,
                  const Attributes& attrs, const Attributes& tunables, std::unique_lock<std::mutex>& lock,
-                 std::uint64_t batch, const OutputNames& outputs, BatchState* fusing = nullptr);
-/// The same into a new EncodedCall, with the calling thread's working storage.
+                 const OutputNames& outputs, BatchState* batch);
+/// A call submitted at once, into a new EncodedCall, with the calling thread's working storage.
 EncodedCall encode_call(KernelState& kernel, const Inputs& inputs, const Attributes& attrs,
-                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, std::uint64_t batch = 0,
-                        const OutputNames& outputs = {});
+                        const Attributes& tunables, std::unique_lock<std::mutex>& lock, const OutputNames& outputs = {});
 
 /// A Batch's recorded calls (include/wgk/kernel.h). `mutex` serializes record and flush and is taken
 /// before the device mutex, never after. Everything below `mutex` is used under it; `calls`, `inputs`
@@ -140,9 +157,16 @@ struct BatchState {
   std::vector<gpu::Dispatch> dispatches;               ///< every call's passes, in record order
   std::vector<std::shared_ptr<DeviceBuffer>> inputs;   ///< every input buffer of the calls (uploaded or not)
   std::vector<std::shared_ptr<DeviceBuffer>> outputs;  ///< pending_batch == serial until flushed or dropped
+  /// The plans of the recorded calls by plan key (EncodeScratch::plan_key), looked up before the cache's:
+  /// held, not counted in the cache's budget, like the calls' buffers.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  std::unordered_map<std::string, HeldPlan, KeyHash, std::equal_to<>> plans;
   /// The last recorded call's dispatch while later calls of its plan may still join it (fused calls). Its
-  /// first call was bound and recorded alone (calls[call], dispatches[dispatch]); close_open_dispatch gives
-  /// it the bind group and pipeline of all its calls.
+  /// first call recorded it (dispatches[dispatch]) with no bind group (calls[call] null); close_open_dispatch
+  /// makes the one bind group of all its calls (cached like a call's) and sets its pipeline.
   struct OpenDispatch {
     std::shared_ptr<CachedPlan> cached;  ///< null: none open
     std::uint32_t calls = 0;
@@ -151,7 +175,8 @@ struct BatchState {
     std::size_t inputs_per_call = 0;
     /// Per call in order, its buffers: inputs in Inputs order, then outputs (EncodeScratch::buffers).
     std::vector<const gpu::Buffer*> buffers;
-    std::shared_ptr<Program> program;  ///< the fused program for `calls` (calls >= 2), compiled
+    /// The program for `calls`, compiled: the plan's own for one call, the fused one for more.
+    std::shared_ptr<Program> program;
     std::vector<std::shared_ptr<Program>> programs;     ///< close_open_dispatch's working storage
     std::vector<const gpu::ComputePipeline*> pipelines;
   } open;
@@ -162,12 +187,13 @@ struct BatchState {
 /// Submits what `batch` recorded in one command buffer, every dispatch in one compute pass (gpu::Layout::
 /// kOnePass; with `timestamps`: that pass's begin and end), marks its outputs written (or never written, when the submit
 /// throws, rethrown), and releases the claims and references. Caller holds batch.mutex, not the device
-/// mutex. Returns false, doing nothing, when nothing is recorded.
+/// mutex. Returns false when no call is recorded (releasing only the plans held for refused calls).
 bool flush_batch(BatchState& batch, DeviceState& device, gpu::TimestampQuery* timestamps);
 /// Drops what `batch` recorded: its outputs are marked never written. Caller holds the device mutex.
-void drop_batch(BatchState& batch);
-/// Gives the batch's open dispatch of K >= 2 fused calls its bind group (cached like a call's) and
-/// pipeline for K calls, dispatch.z = K, and closes it (none open after). Caller holds the device mutex.
+void drop_batch(BatchState& batch, DeviceState& device);
+/// Gives the batch's open dispatch its bind group (cached like a call's) and pipeline, for its one call or
+/// for K >= 2 fused calls (then dispatch.z = K), and closes it (none open after). Throws what making the bind
+/// group throws (wgk::Error kGpu), the dispatch then still open. Caller holds the device mutex.
 void close_open_dispatch(BatchState& batch, DeviceState& device);
 
 }  // namespace wgk::runtime
