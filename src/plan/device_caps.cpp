@@ -33,14 +33,20 @@ DeviceCaps DeviceCaps::lavapipe() {
   caps.shader_f16 = caps.timestamp_query = caps.subgroups = true;
   set_limit(caps, "maxStorageBufferBindingSize", std::int64_t{128} << 20);
   set_limit(caps, "maxComputeWorkgroupsPerDimension", 65535);
+  set_limit(caps, "maxStorageBuffersPerShaderStage", 10);
   return caps;
 }
 
 DeviceCaps DeviceCaps::h200() {
   DeviceCaps caps = webgpu_defaults();
-  caps.timestamp_query = true;
+  caps.timestamp_query = caps.subgroups = true;
   set_limit(caps, "maxStorageBufferBindingSize", (std::int64_t{1} << 32) - 1);
   set_limit(caps, "maxBufferSize", std::int64_t{1} << 40);
+  set_limit(caps, "maxStorageBuffersPerShaderStage", 10);
+  set_limit(caps, "maxComputeInvocationsPerWorkgroup", 1024);
+  set_limit(caps, "maxComputeWorkgroupSizeX", 1024);
+  set_limit(caps, "maxComputeWorkgroupSizeY", 1024);
+  set_limit(caps, "maxComputeWorkgroupStorageSize", 49152);
   return caps;
 }
 

@@ -427,6 +427,11 @@ TEST(PlanDevice, PresetsAndJson) {
   EXPECT_TRUE(DeviceCaps::lavapipe().shader_f16);
   EXPECT_FALSE(DeviceCaps::h200().shader_f16);
   EXPECT_EQ(DeviceCaps::h200().limit("maxStorageBufferBindingSize"), 4294967295);
+  // docs/h200.md's `wgk devices` of the H200: subgroups: yes; maxStorageBuffersPerShaderStage = 10 (both adapters:
+  // a fused RoPE decode dispatch holds (10 - 3) / 2 = 3 calls on each).
+  EXPECT_TRUE(DeviceCaps::h200().subgroups);
+  EXPECT_EQ(DeviceCaps::h200().limit("maxStorageBuffersPerShaderStage"), 10);
+  EXPECT_EQ(DeviceCaps::lavapipe().limit("maxStorageBuffersPerShaderStage"), 10);
   const DeviceCaps j = DeviceCaps::from_json(R"({"limits": {"maxComputeWorkgroupsPerDimension": 1024},
                                                  "features": ["shader-f16"]})", "limits.json");
   EXPECT_EQ(j.limit("maxComputeWorkgroupsPerDimension"), 1024);
