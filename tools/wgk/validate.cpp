@@ -333,8 +333,11 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
             if (!fs::exists(file)) std::ofstream(file, std::ios::binary) << planned.program->wgsl;
           }
         }
-        // A pass with `fusion` is also compiled for every number of fused calls 2..K a Batch can make of it
+        // A pass with `fusion` is also rendered for every number of fused calls 2..K a Batch can make of it
         // here (docs/kernel-conventions.md "Fused calls"): K = maxCalls, cut by maxStorageBuffersPerShaderStage.
+        // Only K's text is compiled: a smaller k's is the same text with fewer calls' bindings and cases, and
+        // compiling each k tripled validate's time on lavapipe (RMSNormalization: 3,872 programs, 94 s, against
+        // 1,936); fusion_test dispatches k = 2 and 3 on the adapter.
         std::vector<std::pair<std::shared_ptr<const plan::Plan>, std::uint32_t>> planned_calls{{plan, 1}};
         if (plan->passes.size() == 1 && plan->passes[0].pass->fusion) {
           std::int64_t shared = 0, per_call = 0;
@@ -348,7 +351,8 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
                                                            per_call > 0 ? (limit - shared) / per_call : 1);
           for (std::int64_t k = 2; k <= most; ++k) {
             try {
-              planned_calls.emplace_back(planner.plan_fused(*call, static_cast<std::uint32_t>(k)), static_cast<std::uint32_t>(k));
+              auto fused = planner.plan_fused(*call, static_cast<std::uint32_t>(k));
+              if (k == most) planned_calls.emplace_back(std::move(fused), static_cast<std::uint32_t>(k));
             } catch (const Error& e) {
               report.failures.push_back("render " + signature_text(*call) + " for " + std::to_string(k) + " fused calls: " + e.what());
             }
