@@ -182,10 +182,12 @@ void run_batched(benchmark::State& st, const std::string& id, wgk::DType dtype, 
   drain(dev);
   wgk::Batch batch(d.kernel.device());
   std::int64_t n = 0;
+  double dispatches = 0;  // summed over the flushes
   AllocationCounter allocs(st);
   for (auto _ : st) {
     benchmark::DoNotOptimize(batch.record(d.kernel, d.inputs, d.attrs));
     ++n;
+    if (n % kCallsPerSubmit == 0) dispatches += static_cast<double>(batch.dispatches());
     if (flush_timed && n % kCallsPerSubmit == 0) batch.flush();
     if ((!flush_timed && n % kCallsPerSubmit == 0) || n % 1024 == 0) {
       st.PauseTiming();
@@ -200,6 +202,8 @@ void run_batched(benchmark::State& st, const std::string& id, wgk::DType dtype, 
   batch.flush();
   drain(dev);
   st.counters["calls_per_submit"] = static_cast<double>(kCallsPerSubmit);
+  // Dispatches per submit (64 when no call fuses; 64 / K when K calls share each dispatch).
+  if (n >= kCallsPerSubmit) st.counters["dispatches_per_submit"] = dispatches / static_cast<double>(n / kCallsPerSubmit);
 }
 void BM_Record(benchmark::State& st, std::string id, wgk::DType dtype) { run_batched(st, id, dtype, false); }
 void BM_BatchedCall(benchmark::State& st, std::string id, wgk::DType dtype, std::int64_t interleaved = 0) {
