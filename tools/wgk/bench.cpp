@@ -218,7 +218,10 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
                             "N: every case and its copy also timed as N calls back to back in one compute pass, timestamps "
                             "at its begin and end only (per call; as CUDA events around back-to-back launches time a kernel)"),
              1, 4096);
-  sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every case (e.g. ROW_ORDER=token, F16_STORAGE=packed)");
+  sub.add_option("--tunable", o->tunables,
+                 "NAME=VALUE: a tunable override for every case (repeatable or comma-separated, as in wgk run; e.g. "
+                 "ROW_ORDER=token, F16_STORAGE=packed)")
+      ->delimiter(',');
   return [o]() -> int {
     auto device = cli_device(o->gpu_timeout_s);
     if (!device->has_timestamp_query()) {

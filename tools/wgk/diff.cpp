@@ -180,7 +180,10 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   non_empty(sub.add_option("--node", o->node, "node executable (default node)"));
   non_empty(sub.add_option("--workdir", o->workdir, "folder for inputs and ORT outputs (default: a fresh temp folder, removed after)"));
   sub.add_flag("--keep", o->keep, "keep the work folder");
-  sub.add_option("--tunable", o->tunables, "NAME=VALUE: a tunable override for every call (e.g. WORKGROUP_SIZE=64, F16_STORAGE=packed)");
+  sub.add_option("--tunable", o->tunables,
+                 "NAME=VALUE: a tunable override for every call (repeatable or comma-separated, as in wgk run; e.g. "
+                 "WORKGROUP_SIZE=64, F16_STORAGE=packed)")
+      ->delimiter(',');
   sub.add_flag("-v,--verbose", o->verbose, "print every case");
   return [o]() -> int {
     const Attributes tunables = parse_name_values(o->tunables, "--tunable");
