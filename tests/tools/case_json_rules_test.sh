@@ -72,13 +72,23 @@ ranged() {  # name, extra case keys (with a trailing comma) or "", x's shape, po
   printf '{"name": "%s", "dtype": "float32", %s "inputs": {"x": {"shape": %s}, "cos": {"shape": [4, 4]},
     "sin": {"shape": [4, 4]}, "positionIds": %s %s}, "tolerance": {"abs": 1e-6}}' "$1" "$2" "$3" "$4" "$5"
 }
+on_copy() {  # wgk command [options]: re-digests the copy (wgk metadata), then runs the command on it; output in $out
+  # (echoed), exit status in $rc
+  "$wgk" metadata "$pkg" > /dev/null
+  sub=$1
+  shift
+  rc=0
+  out=$("$wgk" "$sub" "$pkg" "$@" 2>&1) || rc=$?
+  echo "$out"
+}
+bench1() {  # wgk bench, one iteration a case, which must exit 0 (a skipped case does not fail the run)
+  on_copy bench --rounds 1 --warmup 0 --iterations 1 --spin-up-ms 0
+  [ "$rc" = 0 ] || fail "wgk bench exited $rc"
+}
 validate_refuses() {  # test.json text, bench.json text, the error line's fixed text
   printf '%s\n' "$1" > "$web/test.json"
   printf '%s\n' "$2" > "$web/bench.json"
-  "$wgk" metadata "$pkg" > /dev/null
-  rc=0
-  out=$("$wgk" validate "$pkg" 2>&1) || rc=$?
-  echo "$out"
+  on_copy validate
   [ "$rc" != 0 ] || fail "wgk validate passed the case"
   expect_line "$out" "wgk: error: webgpu-kernels/ai.onnx.RotaryEmbedding: $3" "wgk validate: no error naming the case and the rule"
 }
@@ -89,9 +99,7 @@ int_rule="attribute 'num_heads': value 3.0 (float) is not an integer (ONNX INT a
 case $mode in
   test_int_attr)
     printf '{"cases": [%s, %s]}\n' "$(rank3 heads_float 3.0)" "$(rank3 heads_int 3)" > "$web/test.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" test "$pkg" 2>&1 || true)
-    echo "$out"
+    on_copy test
     echo "$out" | grep -qF "FAIL webgpu-kernels/ai.onnx.RotaryEmbedding heads_float: error: ai.onnx.RotaryEmbedding: $int_rule" ||
       fail "no INT-attribute error for num_heads 3.0"
     echo "$out" | grep -q "^PASS .* heads_int" || fail "the num_heads 3 case did not pass"
@@ -99,24 +107,19 @@ case $mode in
     ;;
   bench_int_attr)
     printf '{"cases": [%s, %s]}\n' "$(rank3 heads_float 3.0)" "$(rank3 heads_int 3)" > "$web/bench.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" bench "$pkg" --rounds 1 --warmup 0 --iterations 1 --spin-up-ms 0 2>&1)
-    echo "$out"
+    bench1
     echo "$out" | grep -qF "heads_float skipped: ai.onnx.RotaryEmbedding: $int_rule" || fail "no INT-attribute error for num_heads 3.0"
     echo "$out" | grep -q "^1 ran, 1 skipped" || fail "expected 1 ran, 1 skipped"
     ;;
   bench_dtype)
     printf '{"cases": [%s, %s]}\n' "$(rank4 pos_int64 int64)" "$(rank4 pos_int32 int32)" > "$web/bench.json"
-    "$wgk" metadata "$pkg" > /dev/null
     rule="bench.json: cases[1] (pos_int32).inputs.positionIds: input positionIds (position_ids): dtype int32 is not allowed for type M (allowed: int64)"
     for cmd in bench validate; do
-      rc=0
       if [ $cmd = bench ]; then
-        out=$("$wgk" bench "$pkg" --rounds 1 --warmup 0 --iterations 1 --spin-up-ms 0 2>&1) || rc=$?
+        on_copy bench --rounds 1 --warmup 0 --iterations 1 --spin-up-ms 0
       else
-        out=$("$wgk" validate "$pkg" 2>&1) || rc=$?
+        on_copy validate
       fi
-      echo "$out"
       [ "$rc" != 0 ] || fail "wgk $cmd accepted the int32 case"
       echo "$out" | grep -qF "wgk: error: webgpu-kernels/ai.onnx.RotaryEmbedding: $rule" || fail "wgk $cmd: no type-constraint error"
       ! echo "$out" | grep -q "pos_int64 \[" || fail "wgk $cmd timed a case before refusing the file"
@@ -124,19 +127,14 @@ case $mode in
     ;;
   validate_test_dtype)
     printf '{"cases": [%s, %s]}\n' "$(rank4 pos_int64 int64)" "$(rank4 pos_uint32 uint32)" > "$web/test.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    rc=0
-    out=$("$wgk" validate "$pkg" 2>&1) || rc=$?
-    echo "$out"
+    on_copy validate
     [ "$rc" != 0 ] || fail "wgk validate accepted the uint32 case"
     echo "$out" | grep -qF "wgk: error: webgpu-kernels/ai.onnx.RotaryEmbedding: test.json: cases[1] (pos_uint32).inputs.positionIds: input positionIds (position_ids): dtype uint32 is not allowed for type M (allowed: int64)" ||
       fail "no type-constraint error"
     ;;
   test_bool_attr)
     printf '{"cases": [%s, %s]}\n' "$(interleaved flag_bool true)" "$(interleaved flag_int 1)" > "$web/test.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" test "$pkg" 2>&1 || true)
-    echo "$out"
+    on_copy test
     echo "$out" | grep -qF "FAIL webgpu-kernels/ai.onnx.RotaryEmbedding flag_bool: error: webgpu-kernels/ai.onnx.RotaryEmbedding: test.json: cases[0] (flag_bool).attrs.interleaved: true is a JSON boolean, which no ONNX attribute type holds (AttributeProto: INT, FLOAT, STRING and their lists); an INT flag is 0 or 1" ||
       fail "no error for interleaved true"
     echo "$out" | grep -q "^PASS .* flag_int" || fail "the interleaved 1 case did not pass"
@@ -144,9 +142,7 @@ case $mode in
     ;;
   test_attr_past_int64)
     printf '{"cases": [%s, %s]}\n' "$(rms_axis axis_wraps 18446744073709551615)" "$(rms_axis axis_last -1)" > "$web/test.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" test "$pkg" 2>&1 || true)
-    echo "$out"
+    on_copy test
     echo "$out" | grep -qF "FAIL webgpu-kernels/ai.onnx.RMSNormalization axis_wraps: error: ai.onnx.RMSNormalization: attribute 'axis': value 1.8446744073709552e+19 (float) is not an integer (ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)" ||
       fail "no INT-attribute error for axis 2^64 - 1"
     echo "$out" | grep -q "^PASS .* axis_last" || fail "the axis -1 case did not pass"
@@ -154,9 +150,7 @@ case $mode in
     ;;
   test_float_tunable)
     printf '{"cases": [%s, %s]}\n' "$(tunable_wg wg_float 6.4e1)" "$(tunable_wg wg_int 64)" > "$web/test.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" test "$pkg" 2>&1 || true)
-    echo "$out"
+    on_copy test
     expect_line "$out" "FAIL webgpu-kernels/ai.onnx.RotaryEmbedding wg_float: error: ai.onnx.RotaryEmbedding: $tunable_rule" \
       "no integer-tunable error for WORKGROUP_SIZE 6.4e1"
     echo "$out" | grep -q "^PASS .* wg_int" || fail "the WORKGROUP_SIZE 64 case did not pass"
@@ -173,9 +167,7 @@ case $mode in
       "$(ranged seed_negative '"seed": -1,' "$x" "$pos" "")" \
       "$(ranged seed_past_uint64 '"seed": 18446744073709551616,' "$x" "$pos" "")" \
       "$(ranged seed_largest '"seed": 18446744073709551615,' "$x" "$pos" "")" > "$web/test.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" test "$pkg" 2>&1 || true)
-    echo "$out"
+    on_copy test
     at="FAIL webgpu-kernels/ai.onnx.RotaryEmbedding"
     cases="error: webgpu-kernels/ai.onnx.RotaryEmbedding: test.json: cases"
     expect_line "$out" "$at pos_past_int64: $cases[0] (pos_past_int64).inputs.positionIds.values[1]: 9223372036854775808 $int64_range (the default dtype of \`values\`; name a float \`dtype\` for other numbers)" \
@@ -197,9 +189,7 @@ case $mode in
     printf '{"cases": [%s, %s, %s]}\n' "$(rank4 timed int64)" \
       "$(ranged negative_dim "" '[1, -2, 3, 8]' '{"shape": [1, 3], "randomInt": [0, 3]}' "")" \
       "$(ranged rand_past_int64 "" '[1, 2, 3, 8]' '{"shape": [1, 3], "randomInt": [9223372036854775808, 0]}' "")" > "$web/bench.json"
-    "$wgk" metadata "$pkg" > /dev/null
-    out=$("$wgk" bench "$pkg" --rounds 1 --warmup 0 --iterations 1 --spin-up-ms 0 2>&1)
-    echo "$out"
+    bench1
     expect_line "$out" "negative_dim skipped: negative_dim.inputs.x.shape[1]: -2 is not an integer in [0, 9223372036854775807], a dimension's range (>= 0, an int64)" \
       "no range error for a dimension of -2"
     expect_line "$out" "rand_past_int64 skipped: rand_past_int64.inputs.positionIds.randomInt[0]: 9223372036854775808 $int64_range" \
