@@ -208,20 +208,19 @@ TEST(Batch, CallsDifferingOnlyInNamesOrAttributeValuesGetTheirOwnPlans) {
   }
 }
 
-// A decode step of one layer on `device` (fusion_test.cpp's): x [1, 8, 1, 128] per call, caches of 256 rows of
-// 64 and one position (37) on the device, so consecutive calls share the caches' buffers.
-struct Decode {
-  explicit Decode(const std::shared_ptr<Device>& device)
-      : cos(random_f32({256, 64}, 21)),
-        sin(random_f32({256, 64}, 22)),
-        pos(i64({1, 1}, {37})),
-        dcos(DeviceTensor::upload(cos, device)),
-        dsin(DeviceTensor::upload(sin, device)),
-        dpos(DeviceTensor::upload(u32({1, 1}, {37}), device)) {}
-  Inputs onnx(const TensorArg& x) const { return {{"x", x}, {"cos", dcos}, {"sin", dsin}, {"positionIds", dpos}}; }
-  std::vector<double> onnx_ref(const HostTensor& x) const { return reference::rotary_embedding_onnx(x, cos, sin, &pos, {}); }
-  HostTensor cos, sin, pos;
-  DeviceTensor dcos, dsin, dpos;
+// A device of its own (the default budget, so its cache counts only this test's work), ai.onnx.RotaryEmbedding
+// on it and a decode step whose caches and position live there (Decode): consecutive calls fuse.
+struct DecodeOnDevice {
+  std::shared_ptr<Device> device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
+  Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
+  Decode d{device};
+  // Expects each output y to be the ONNX RotaryEmbedding of its x (the CPU reference, double precision).
+  void expect_reference(std::initializer_list<std::pair<DeviceTensor, HostTensor>> calls) const {
+    for (const auto& [y, x] : calls) {
+      const auto cmp = reference::compare(y.read(), d.onnx_ref(x), kF32);
+      EXPECT_TRUE(cmp.ok()) << cmp.summary();
+    }
+  }
 };
 
 TEST(Batch, AFusedDispatchMakesItsOneBindGroupWhenItCloses) {
@@ -229,10 +228,9 @@ TEST(Batch, AFusedDispatchMakesItsOneBindGroupWhenItCloses) {
   // maxStorageBuffersPerShaderStage, at least 8, holds its 3 shared and 2 x 2 per-call buffers). Its bind group
   // is made once, when the dispatch closes (at the flush here), for both calls: the device caches that one
   // set, not also one of the first call alone (before: made at its record, then replaced).
-  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
-  const Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
-  const Decode d(device);
-  const HostTensor x0 = random_f32({1, 8, 1, 128}, 1), x1 = random_f32({1, 8, 1, 128}, 2);
+  const DecodeOnDevice t;
+  const auto& [device, k, d] = t;
+  const HostTensor x0 = d.x(1), x1 = d.x(2);
   Batch batch(device);
   CallInfo info;
   const DeviceTensor y0 = batch.record(k, d.onnx(x0), {}, {}, &info).at("y");
@@ -242,10 +240,7 @@ TEST(Batch, AFusedDispatchMakesItsOneBindGroupWhenItCloses) {
   EXPECT_EQ(device->cache_stats().bind_groups.entries, 0u) << "the open dispatch has no bind group yet";
   batch.flush();
   EXPECT_EQ(device->cache_stats().bind_groups.entries, 1u) << "one dispatch, one bind group";
-  for (const auto& [y, x] : {std::pair{y0, x0}, std::pair{y1, x1}}) {
-    const auto cmp = reference::compare(y.read(), d.onnx_ref(x), kF32);
-    EXPECT_TRUE(cmp.ok()) << cmp.summary();
-  }
+  t.expect_reference({{y0, x0}, {y1, x1}});
 }
 
 TEST(Batch, AnAttributeGivenItsDefaultHasThePlanOfOneLeftOut) {
@@ -253,10 +248,9 @@ TEST(Batch, AnAttributeGivenItsDefaultHasThePlanOfOneLeftOut) {
   // RMSNormalization epsilon with default 1e-5 (ONNX RMSNormalization-23): the boundary binds a call giving
   // the default exactly as one leaving it out, so both are one signature, one plan, and two such decode
   // calls in a batch share a dispatch. Another value is another plan.
-  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
-  const Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
-  const Decode d(device);
-  const HostTensor x0 = random_f32({1, 8, 1, 128}, 3), x1 = random_f32({1, 8, 1, 128}, 4);
+  const DecodeOnDevice t;
+  const auto& [device, k, d] = t;
+  const HostTensor x0 = d.x(3), x1 = d.x(4);
   Batch batch(device);
   const DeviceTensor y0 = batch.record(k, d.onnx(x0)).at("y");
   CallInfo info;
@@ -265,10 +259,7 @@ TEST(Batch, AnAttributeGivenItsDefaultHasThePlanOfOneLeftOut) {
   EXPECT_EQ(batch.dispatches(), 1u) << "the second call must join the first's dispatch";
   batch.flush();
   EXPECT_EQ(device->cache_stats().plans_made, 1u);
-  for (const auto& [y, x] : {std::pair{y0, x0}, std::pair{y1, x1}}) {
-    const auto cmp = reference::compare(y.read(), d.onnx_ref(x), kF32);
-    EXPECT_TRUE(cmp.ok()) << cmp.summary();
-  }
+  t.expect_reference({{y0, x0}, {y1, x1}});
   k.call(d.onnx(x0), {{"interleaved", std::int64_t{1}}}, {}, &info);
   EXPECT_FALSE(info.plan_cached) << "interleaved 1 is not the default";
 
@@ -318,7 +309,7 @@ TEST(Batch, ABatchPlansAndCompilesWhatItsCallsShareOnceWhateverTheBudget) {
     const CacheStats before = device->cache_stats();
     const Decode d(device);
     std::vector<HostTensor> xs;
-    for (unsigned i = 0; i < 12; ++i) xs.push_back(random_f32({1, 8, 1, 128}, 40 + i));
+    for (unsigned i = 0; i < 12; ++i) xs.push_back(d.x(40 + i));
     Batch batch(device);
     std::vector<DeviceTensor> ys;
     for (const HostTensor& x : xs) ys.push_back(batch.record(k, d.onnx(x)).at("y"));
@@ -339,10 +330,9 @@ TEST(Batch, ABatchPlansAndCompilesWhatItsCallsShareOnceWhateverTheBudget) {
 TEST(Batch, AFusedPlanCountsInItsPlansCachedBytes) {
   // Fusing K calls makes the plan for K calls (after the one-call plan was cached): the plan's entry counts
   // it, at least a plan's base estimate (DeviceCache::kPlanBaseBytes) more, with no new entry.
-  const auto device = device_with_budget(DeviceOptions{}.cache_budget_bytes);
-  const Kernel k = get_kernel(kOnnxId, {.version = 1}, device);
-  const Decode d(device);
-  const HostTensor x0 = random_f32({1, 8, 1, 128}, 7), x1 = random_f32({1, 8, 1, 128}, 8);
+  const DecodeOnDevice t;
+  const auto& [device, k, d] = t;
+  const HostTensor x0 = d.x(7), x1 = d.x(8);
   Batch batch(device);
   batch.record(k, d.onnx(x0));
   batch.flush();

@@ -1,6 +1,6 @@
 #pragma once
 // Shared helpers for the runtime tests: host tensors with deterministic data, the two bundled
-// kernels on the default device, and "this call throws wgk::Error of kind K whose message holds
+// kernels on the default device, a RoPE decode step, and "this call throws wgk::Error of kind K whose message holds
 // every one of these substrings".
 #include <gtest/gtest.h>
 
@@ -16,6 +16,8 @@
 
 #include "../error_helpers.h"
 #include "wgk/error.h"
+#include "reference/random.h"
+#include "reference/rotary_embedding.h"
 #include "wgk/kernel.h"
 
 namespace wgk::testing {
@@ -55,6 +57,42 @@ inline HostTensor random_f32(Shape shape, unsigned seed) {
   for (float& f : v) f = u(rng);
   return HostTensor::from(DType::kFloat32, std::move(shape), v);
 }
+
+/// Random values in [-1, 1) of `dtype` (float32 or float16), from `seed`.
+inline HostTensor random_of(DType dtype, const Shape& shape, unsigned seed) {
+  if (dtype == DType::kFloat32) return random_f32(shape, seed);
+  std::mt19937_64 rng(seed);
+  return reference::random_float(dtype, shape, rng);
+}
+
+/// A decode step of one layer (bench.json's decode_r4_b1_h32x128 at 8 heads): x [1, 8, 1, head] (batch, heads,
+/// one token, head size; 128 unless given), caches of 256 rows of `pairs` (rotary_dim / 2; 64 unless given), one
+/// position; the caches and the position live on `device`, as a model's do, so consecutive calls share the
+/// caches' buffers (a Batch fuses them).
+struct Decode {
+  explicit Decode(const std::shared_ptr<Device>& device, std::int64_t position = 37, DType dtype = DType::kFloat32,
+                  std::int64_t head = 128, std::int64_t pairs = 64)
+      : dtype(dtype),
+        head(head),
+        cos_host(random_of(dtype, {256, pairs}, 21)),
+        sin_host(random_of(dtype, {256, pairs}, 22)),
+        pos_host(i64({1, 1}, {position})),
+        cos(DeviceTensor::upload(cos_host, device)),
+        sin(DeviceTensor::upload(sin_host, device)),
+        // Device-resident positions are uint32 (the contract's storage: narrowing needs host data).
+        pos(DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{
+                                                      static_cast<std::uint32_t>(position)}),
+                                 device)) {}
+  HostTensor x(unsigned seed) const { return random_of(dtype, {1, 8, 1, head}, seed); }
+  Inputs onnx(const TensorArg& x) const { return {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}; }
+  std::vector<double> onnx_ref(const HostTensor& x, const reference::RotaryAttributes& attributes = {}) const {
+    return reference::rotary_embedding_onnx(x, cos_host, sin_host, &pos_host, attributes);
+  }
+  DType dtype;
+  std::int64_t head;
+  HostTensor cos_host, sin_host, pos_host;
+  DeviceTensor cos, sin, pos;
+};
 
 /// A new device (the default adapter) whose cache holds at most `bytes`.
 inline std::shared_ptr<Device> device_with_budget(std::uint64_t bytes) {

@@ -41,41 +41,6 @@ std::size_t calls_per_dispatch(const Device& device) { return fused_calls(device
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-// Random values in [-1, 1) of `dtype` (float32 or float16), from `seed`.
-HostTensor random_of(DType dtype, const Shape& shape, unsigned seed) {
-  if (dtype == DType::kFloat32) return random_f32(shape, seed);
-  std::mt19937_64 rng(seed);
-  return reference::random_float(dtype, shape, rng);
-}
-
-// A decode step of one layer (bench.json's decode_r4_b1_h32x128 at 8 heads): x [1, 8, 1, head] (batch, heads,
-// one token, head size; 128 unless given), caches of 256 rows of `pairs` (rotary_dim / 2; 64 unless given), one
-// position; the caches and the position live on the device, as a model's do.
-struct Decode {
-  explicit Decode(const Kernel& kernel, std::int64_t position = 37, DType dtype = DType::kFloat32,
-                  std::int64_t head = 128, std::int64_t pairs = 64)
-      : dtype(dtype),
-        head(head),
-        cos_host(random_of(dtype, {256, pairs}, 21)),
-        sin_host(random_of(dtype, {256, pairs}, 22)),
-        pos_host(i64({1, 1}, {position})),
-        cos(DeviceTensor::upload(cos_host, kernel.device())),
-        sin(DeviceTensor::upload(sin_host, kernel.device())),
-        // Device-resident positions are uint32 (the contract's storage: narrowing needs host data).
-        pos(DeviceTensor::upload(HostTensor::from(DType::kUInt32, {1, 1}, std::vector<std::uint32_t>{
-                                                      static_cast<std::uint32_t>(position)}),
-                                 kernel.device())) {}
-  HostTensor x(unsigned seed) const { return random_of(dtype, {1, 8, 1, head}, seed); }
-  Inputs onnx(const TensorArg& x) const { return {{"x", x}, {"cos", cos}, {"sin", sin}, {"positionIds", pos}}; }
-  std::vector<double> onnx_ref(const HostTensor& x, const reference::RotaryAttributes& attributes = {}) const {
-    return reference::rotary_embedding_onnx(x, cos_host, sin_host, &pos_host, attributes);
-  }
-  DType dtype;
-  std::int64_t head;
-  HostTensor cos_host, sin_host, pos_host;
-  DeviceTensor cos, sin, pos;
-};
-
 // Records `inputs` in a batch (each one call; each must choose `variant`), checks the dispatch count,
 // flushes, and expects every output to equal Kernel::call's of the same inputs byte for byte. Returns the
 // batch's outputs, read back.
@@ -105,7 +70,7 @@ std::vector<HostTensor> expect_batch_equals_calls(const Kernel& kernel, const st
 TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
   // Both packages' quad variant (non-interleaved decode) and vec4 variant (interleaved=1: vec4Preferred) fuse.
   for (const Kernel* kernel : {&onnx_kernel(), &ms_kernel()}) {
-    const Decode d(*kernel);
+    const Decode d(kernel->device());
     const std::size_t k = calls_per_dispatch(*kernel->device());
     for (std::int64_t interleaved : {0, 1}) {
       for (std::size_t n = 1; n <= 3; ++n) {
@@ -155,7 +120,7 @@ TEST(FusedCalls, EveryRopeVariantFusesItsDecodeCalls) {
   const Kernel& onnx = onnx_kernel();
   const std::size_t k = calls_per_dispatch(*onnx.device());
   for (const Case& c : cases) {
-    const Decode d(onnx, 200, c.dtype, c.head, c.pairs);
+    const Decode d(onnx.device(), 200, c.dtype, c.head, c.pairs);
     const Attributes attrs{{"interleaved", c.interleaved}, {"rotary_embedding_dim", 2 * c.pairs}};
     const Attributes tunables =
         c.dtype == DType::kFloat16 ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{};
@@ -322,6 +287,15 @@ struct SkipCalls {
   std::vector<HostTensor> xs, skips;
 };
 
+// A Skip case's label: `dtype`, rows x hidden size, ", bias" when it has one, `tunables` (a note) and each
+// optional output asked for.
+std::string skip_label(const std::string& dtype, const Shape& x, bool bias, const std::string& tunables,
+                       const OutputNames& outputs) {
+  std::string label = dtype + " " + std::to_string(x.front()) + " x " + std::to_string(x.back()) + (bias ? ", bias" : "") + tunables;
+  for (const std::string& o : outputs) label += ", " + o;
+  return label;
+}
+
 // One kernel for the Skip tests, so each program is compiled once. lavapipe compiles a pipeline when its first
 // dispatch runs, so the first read after a flush waits for the batch's fused programs to compile: seconds each
 // on a loaded 2-core machine (K copies of the row kernel), past the default 10 s gpu_timeout at times.
@@ -360,9 +334,7 @@ TEST(FusedCalls, SkipSimplifiedLayerNormalizationDecodeCallsEqualTheCallsMadeOne
   for (const Case& c : cases) {
     for (std::size_t n : c.ns) {
       const SkipCalls calls(skip, DType::kFloat32, c.x, c.skip, c.bias, n, rng);
-      std::string label = "f32 " + std::to_string(c.x.front()) + " x " + std::to_string(c.x.back()) +
-                          (c.bias ? ", bias" : "") + (c.tunables.empty() ? "" : ", tunables");
-      for (const std::string& o : c.outputs) label += ", " + o;
+      const std::string label = skip_label("f32", c.x, c.bias, c.tunables.empty() ? "" : ", tunables", c.outputs);
       expect_fused_equal_one_by_one(skip, calls.calls(), c.tunables, c.outputs, {"row_vec4", "row"},
                                     calls.dispatches(*skip.device(), c.outputs), calls.reference(), label);
     }
@@ -410,9 +382,8 @@ TEST(FusedCalls, PackedF16SkipSimplifiedLayerNormalizationCallsEqualTheCallsMade
   };
   for (const Case& c : cases) {
     const SkipCalls calls(skip, DType::kFloat16, c.x, c.x, c.bias, c.n, rng);
-    std::string label = "packed f16 " + std::to_string(c.x.front()) + " x " + std::to_string(c.x.back()) +
-                        (c.bias ? ", bias" : "") + (&c.tunables == &packed ? "" : ", ROW_CACHE off");
-    for (const std::string& o : c.outputs) label += ", " + o;
+    const std::string label =
+        skip_label("packed f16", c.x, c.bias, &c.tunables == &packed ? "" : ", ROW_CACHE off", c.outputs);
     expect_fused_equal_one_by_one(skip, calls.calls(), c.tunables, c.outputs, {"row_packed_vec8", "row_packed"},
                                   calls.dispatches(*skip.device(), c.outputs), calls.reference(), label);
   }
@@ -449,7 +420,7 @@ TEST(FusedCalls, ASkipThatIsThePreviousCallsOutputIsNotFused) {
 
 TEST(FusedCalls, SixtyFourCallsMakeCeil64OverKDispatches) {
   const Kernel& kernel = onnx_kernel();
-  const Decode d(kernel);
+  const Decode d(kernel.device());
   const std::size_t k = calls_per_dispatch(*kernel.device());
   ASSERT_GE(k, 2u) << "this device's maxStorageBuffersPerShaderStage leaves no room to fuse";
   std::vector<Inputs> inputs;
@@ -472,7 +443,7 @@ TEST(FusedCalls, SixtyFourCallsMakeCeil64OverKDispatches) {
 TEST(FusedCalls, WhatBreaksFusionBreaksIt) {
   const Kernel& onnx = onnx_kernel();
   const Kernel& ms = ms_kernel();
-  const Decode d(onnx);
+  const Decode d(onnx.device());
   const std::size_t k = calls_per_dispatch(*onnx.device());
   ASSERT_GE(k, 2u);
   const HostTensor x0 = d.x(1), x1 = d.x(2), x2 = d.x(3);
@@ -537,7 +508,7 @@ TEST(FusedCalls, WhatBreaksFusionBreaksIt) {
 
 TEST(FusedCalls, ARefusedCallInTheMiddleLeavesTheOthersRight) {
   const Kernel& onnx = onnx_kernel();
-  const Decode d(onnx);
+  const Decode d(onnx.device());
   const std::size_t k = calls_per_dispatch(*onnx.device());
   ASSERT_GE(k, 3u) << "the counts below assume three calls a dispatch";
   const HostTensor xs[] = {d.x(31), d.x(32), d.x(33), d.x(34)};
@@ -566,7 +537,7 @@ TEST(FusedCalls, ARefusedCallInTheMiddleLeavesTheOthersRight) {
 
 TEST(FusedCalls, ADroppedBatchWithAnOpenDispatchLeavesItsOutputsUnreadable) {
   const Kernel& onnx = onnx_kernel();
-  const Decode d(onnx);
+  const Decode d(onnx.device());
   DeviceTensor y;
   {
     Batch batch(onnx.device());
