@@ -388,6 +388,16 @@ plan::CallSignature signature_of(const Inputs& inputs, const Attributes& attrs, 
   return signature;
 }
 
+// Where a storage binding of `planned` finds argument `arg` among a call's buffers (EncodeScratch::buffers:
+// its inputs in `inputs` order, then the plan's outputs). Throws kContract when the call has no such argument.
+std::uint32_t source_of(const std::vector<CachedPlan::Input>& inputs, const plan::Plan& planned, const std::string& arg) {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].spec->name == arg) return static_cast<std::uint32_t>(i);
+  for (std::size_t o = 0; o < planned.outputs.size(); ++o)
+    if (planned.outputs[o].name == arg) return static_cast<std::uint32_t>(inputs.size() + o);
+  throw Error(ErrorKind::kContract, "variant " + planned.variant->id + " binds " + arg + ", which this call does not have");
+}
+
 // Stage 1 on a miss: plan, and resolve by name what every call of the plan looks up.
 std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, const Attributes& attrs,
                                       const Attributes& tunables, const OutputNames& outputs,
@@ -422,15 +432,7 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
         made->uniforms.insert(made->uniforms.end(), b.uniform.begin(), b.uniform.end());
         continue;
       }
-      std::optional<std::uint32_t> source;
-      for (std::size_t i = 0; i < made->inputs.size() && !source; ++i)
-        if (made->inputs[i].spec->name == b.binding->arg) source = static_cast<std::uint32_t>(i);
-      for (std::size_t o = 0; o < planned.outputs.size() && !source; ++o)
-        if (planned.outputs[o].name == b.binding->arg) source = static_cast<std::uint32_t>(made->inputs.size() + o);
-      if (!source)
-        throw Error(ErrorKind::kContract,
-                    "variant " + planned.variant->id + " binds " + b.binding->arg + ", which this call does not have");
-      made->sources.push_back(*source);
+      made->sources.push_back(source_of(made->inputs, planned, b.binding->arg));
     }
   // Fused calls: one pass with `fusion`, K calls' storage bindings within the device's limit.
   if (planned.passes.size() == 1 && planned.passes[0].pass->fusion) {
@@ -677,16 +679,7 @@ bool join_open_dispatch(BatchState& batch, EncodedCall& call, EncodeScratch& scr
         continue;
       }
       // The same arguments as the one-call plan's bindings: their index in a call's buffers.
-      std::optional<std::uint32_t> source;
-      for (std::size_t i = 0; i < open.cached->inputs.size() && !source; ++i)
-        if (open.cached->inputs[i].spec->name == b.binding->arg) source = static_cast<std::uint32_t>(i);
-      for (std::size_t o = 0; o < planned->outputs.size() && !source; ++o)
-        if (planned->outputs[o].name == b.binding->arg)
-          source = static_cast<std::uint32_t>(open.cached->inputs.size() + o);
-      if (!source)
-        throw Error(ErrorKind::kContract, "variant " + planned->variant->id + " binds " + b.binding->arg +
-                                              ", which this call does not have");
-      made.sources.emplace_back(b.call.value_or(0), *source);
+      made.sources.emplace_back(b.call.value_or(0), source_of(open.cached->inputs, *planned, b.binding->arg));
     }
     made.plan = std::move(planned);
     fused = std::move(made);
