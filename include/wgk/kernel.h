@@ -124,7 +124,7 @@ class DeviceTensor {
   DeviceTensor() = default;
   /// Uploads `host` to `device` (storage as the dtype's bytes, padded to 16 bytes). Throws wgk::Error
   /// (kInvalidArgument) "DeviceTensor::upload: float32 shape [2, 3] needs 24 bytes of data, got 20" when
-  /// `host.data` is not numel(shape) * dtype size bytes.
+  /// `host.data` is not numel(shape) * dtype size bytes, and when `device` is null.
   static DeviceTensor upload(const HostTensor& host, const std::shared_ptr<Device>& device);
 
   DType dtype() const { return dtype_; }

@@ -149,6 +149,7 @@ DeviceTensor::DeviceTensor(DType dtype, Shape shape, std::shared_ptr<Buffer> buf
 }
 
 DeviceTensor DeviceTensor::upload(const HostTensor& host, const std::shared_ptr<Device>& device) {
+  if (!device) throw Error(ErrorKind::kInvalidArgument, "DeviceTensor::upload: no device (a null std::shared_ptr<Device>)");
   plan::check_data_size("", host, "DeviceTensor::upload");
   std::lock_guard lock(runtime::state_of(*device).mutex);
   auto buffer = runtime::make_buffer(device, host.data.size(), host.data, "upload");

@@ -516,8 +516,11 @@ HubDownload hub_download(std::string_view id_view, std::optional<int> version, s
   HubDownload result;
   Client client(o, &result.requests);
   const std::string& E = client.endpoint();
+  // The remembered failure may be another package's: this one's id leads, the earlier request follows.
   if (auto earlier = memo_get("net " + origin_of(E)))
-    throw Error(ErrorKind::kNotFound, *earlier + "; not tried again for " + std::to_string(kNegativeTtl.count()) + " s");
+    throw Error(ErrorKind::kNotFound, "fetching " + id + " at " + wanted + ": " + origin_of(E) +
+                                          " could not be reached by an earlier request (" + *earlier +
+                                          "); not tried again for " + std::to_string(kNegativeTtl.count()) + " s");
   if (auto earlier = memo_get("repo " + E + " " + id))
     throw Error(ErrorKind::kNotFound, *earlier + "; not asked again for " + std::to_string(kNegativeTtl.count()) + " s");
 

@@ -481,6 +481,18 @@ TEST(BadInputInputs, UploadDataShorterThanShape) {
   }
 }
 
+TEST(BadInputInputs, UploadToNullDevice) {
+  // A null device is refused naming the upload (before: a null dereference, a crash; an outside user's finding).
+  HostTensor cos = f32({4, 4});
+  try {
+    (void)DeviceTensor::upload(cos, nullptr);
+    FAIL() << "an upload to a null device was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_EQ(std::string(e.what()), "DeviceTensor::upload: no device (a null std::shared_ptr<Device>)");
+  }
+}
+
 TEST(BadInputInputs, NegativeDimension) {
   Call c = onnx_rank4();
   c.x.shape = {1, 2, -3, 8};

@@ -511,6 +511,10 @@ TEST_F(Hub, NetworkDownFallsBackAtOnce) {
   EXPECT_EQ(s.load(kOnnxId, {.version = 1})->origin, "embedded ai.onnx.RotaryEmbedding");
   expect_has(error_of([&] { s.load(kOnnxId, {.revision = std::string(40, 'c')}); }, ErrorKind::kNotFound),
              {"127.0.0.1:9", "network", "not tried again"});
+  // Another package's fetch is refused at once too, naming that package, not the one whose request failed.
+  const std::string ms_error = error_of([&] { s.load(kMsId, {.revision = std::string(40, 'd')}); }, ErrorKind::kNotFound);
+  expect_has(ms_error, {std::string("fetching ") + kMsId + " at revision " + std::string(40, 'd'),
+                        "could not be reached by an earlier request", "not tried again"});
   for (int i = 0; i < 100; ++i) EXPECT_EQ(s.load(kMsId, {.version = 1})->origin, "embedded com.microsoft.RotaryEmbedding");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
 }
