@@ -421,6 +421,19 @@ std::shared_ptr<const Plan> Planner::plan(const CallSignature& call) const {
   return std::make_shared<const Plan>(make_plan(*state, *variant, true));
 }
 
+std::uint32_t max_fused_calls(const contract::Contract& contract, const PlannedPass& pass,
+                              std::optional<std::int64_t> max_storage_buffers) {
+  if (!pass.pass->fusion) return 1;
+  std::int64_t shared = 0, per_call = 0;
+  for (const auto& b : pass.bindings) {
+    if (b.binding->kind == contract::BindingKind::kUniform) continue;
+    ++(pass.pass->per_call(static_cast<std::size_t>(b.binding - contract.bindings.data())) ? per_call : shared);
+  }
+  std::int64_t calls = pass.pass->fusion->max_calls;
+  if (per_call > 0 && max_storage_buffers) calls = std::min(calls, (*max_storage_buffers - shared) / per_call);
+  return static_cast<std::uint32_t>(std::max<std::int64_t>(calls, 1));
+}
+
 std::shared_ptr<const Plan> Planner::plan_fused(const CallSignature& call, std::uint32_t calls) const {
   if (calls < 2) throw Error(ErrorKind::kInternal, op_ + ": plan_fused for " + std::to_string(calls) + " calls");
   auto state = begin_call(call);

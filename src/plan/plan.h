@@ -46,6 +46,13 @@ struct PlannedPass {
   std::vector<PlannedBinding> bindings;
 };
 
+/// The most calls a Batch fuses into one dispatch of `pass` (docs/kernel-conventions.md "Fused calls"): 1 without
+/// `fusion`; else its maxCalls, cut so the shared storage bindings and K calls' per-call ones fit
+/// `max_storage_buffers` (the device's maxStorageBuffersPerShaderStage; nullopt: not cut), at least 1.
+/// `contract` is the one `pass` belongs to (its bindings are indexed by it). Used by the runtime and wgk validate.
+std::uint32_t max_fused_calls(const contract::Contract& contract, const PlannedPass& pass,
+                              std::optional<std::int64_t> max_storage_buffers);
+
 struct Plan {
   const contract::Variant* variant = nullptr;
   std::vector<PlannedOutput> outputs;     ///< in manifest order: the required ones and those asked for

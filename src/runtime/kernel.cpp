@@ -438,22 +438,15 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
   // Fused calls: one pass with `fusion`, K calls' storage bindings within the device's limit.
   if (planned.passes.size() == 1 && planned.passes[0].pass->fusion) {
     const plan::PlannedPass& pp = planned.passes[0];
-    std::int64_t shared = 0, per_call = 0;
     std::size_t storage = 0;
     for (const auto& b : pp.bindings) {
       if (b.binding->kind == contract::BindingKind::kUniform) continue;
-      if (pp.pass->per_call(static_cast<std::size_t>(b.binding - contract.bindings.data()))) {
-        ++per_call;
-      } else {
-        ++shared;
+      if (!pp.pass->per_call(static_cast<std::size_t>(b.binding - contract.bindings.data())))
         made->shared_sources.push_back(made->sources[storage]);
-      }
       ++storage;
     }
-    const std::int64_t limit = state_of(*k.device).caps.limit("maxStorageBuffersPerShaderStage").value_or(INT64_MAX);
-    std::int64_t calls = pp.pass->fusion->max_calls;
-    if (per_call > 0) calls = std::min(calls, (limit - shared) / per_call);
-    made->max_fused_calls = static_cast<std::uint32_t>(std::max<std::int64_t>(calls, 1));
+    made->max_fused_calls =
+        plan::max_fused_calls(contract, pp, state_of(*k.device).caps.limit("maxStorageBuffersPerShaderStage"));
     made->fused.resize(made->max_fused_calls - 1);
   }
   return made;

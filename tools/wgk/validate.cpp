@@ -340,15 +340,8 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
         // 1,936); fusion_test dispatches k = 2 and 3 on the adapter.
         std::vector<std::pair<std::shared_ptr<const plan::Plan>, std::uint32_t>> planned_calls{{plan, 1}};
         if (plan->passes.size() == 1 && plan->passes[0].pass->fusion) {
-          std::int64_t shared = 0, per_call = 0;
-          for (const auto& b : plan->passes[0].bindings) {
-            if (b.binding->kind == contract::BindingKind::kUniform) continue;
-            if (plan->passes[0].pass->per_call(static_cast<std::size_t>(b.binding - c.bindings.data()))) ++per_call;
-            else ++shared;
-          }
-          const std::int64_t limit = caps.caps.limit("maxStorageBuffersPerShaderStage").value_or(8);
-          const std::int64_t most = std::min<std::int64_t>(plan->passes[0].pass->fusion->max_calls,
-                                                           per_call > 0 ? (limit - shared) / per_call : 1);
+          const std::int64_t most =
+              plan::max_fused_calls(c, plan->passes[0], caps.caps.limit("maxStorageBuffersPerShaderStage"));
           for (std::int64_t k = 2; k <= most; ++k) {
             try {
               auto fused = planner.plan_fused(*call, static_cast<std::uint32_t>(k));
