@@ -76,7 +76,9 @@ class Object {
 
 /// Buffer usages a kernel needs (WebGPU GPUBufferUsage bits, as the spec numbers them).
 enum class BufferUsage : uint32_t {
-  kStorage = 0x80 | 0x04 | 0x08,  ///< STORAGE | COPY_SRC | COPY_DST: tensors
+  /// STORAGE | UNIFORM | COPY_SRC | COPY_DST: tensors (UNIFORM: a fused pass may bind a small per-call input
+  /// as a uniform, plan::PlannedBinding::as_uniform)
+  kStorage = 0x80 | 0x40 | 0x04 | 0x08,
   kUniform = 0x40 | 0x08,         ///< UNIFORM | COPY_DST: the Params struct
 };
 

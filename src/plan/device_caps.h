@@ -23,11 +23,13 @@ struct DeviceCaps {
   static DeviceCaps webgpu_defaults();
   /// Mesa lavapipe under Dawn (docs/platform.md, `wgk devices`): defaults plus shader-f16,
   /// timestamp-query, subgroups; maxStorageBufferBindingSize 128 MiB, maxComputeWorkgroupsPerDimension 65535,
-  /// maxStorageBuffersPerShaderStage 10.
+  /// maxStorageBuffersPerShaderStage 10 (maxUniformBuffersPerShaderStage 12, maxUniformBufferBindingSize 64 KiB:
+  /// the defaults).
   static DeviceCaps lavapipe();
   /// NVIDIA H200 under Dawn/Vulkan (docs/h200.md's `wgk devices`): defaults plus timestamp-query and subgroups, no
   /// shader-f16; maxStorageBufferBindingSize 4 GiB - 1, maxBufferSize 1 TiB, maxStorageBuffersPerShaderStage 10,
-  /// 1,024 invocations a workgroup (x, y), 48 KiB of workgroup storage.
+  /// 1,024 invocations a workgroup (x, y), 48 KiB of workgroup storage (uniform buffers: the defaults, 12 of
+  /// at most 64 KiB).
   static DeviceCaps h200();
   /// "webgpu-default", "lavapipe", "h200"; nullopt for another name.
   static std::optional<DeviceCaps> preset(std::string_view name);

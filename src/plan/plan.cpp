@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "contract/scope_names.h"
+#include "core/buffer_sizes.h"
 #include "wgk/error.h"
 
 namespace wgk::plan {
@@ -345,19 +346,43 @@ bool Planner::plan_bindings(const CallState& state, const Pass& pass, const expr
         pb.wgsl_type = et;
       }
       if (pb.wgsl_type.find("f16") != std::string::npos) needs_f16 = true;
-      if (calls > 1 && pass.per_call(pass.bindings[slot])) {  // once per fused call, in place
-        for (std::uint32_t call = 0; call < calls; ++call) {
-          PlannedBinding copy = pb;
-          copy.slot = static_cast<std::uint32_t>(pp.bindings.size());
-          copy.call = call;
-          pp.bindings.push_back(std::move(copy));
-        }
-        continue;
-      }
+      if (in && b.kind == BindingKind::kReadOnlyStorage && pass.per_call(pass.bindings[slot]))
+        pb.uniform_bytes = uniform_bytes(*state.given[static_cast<std::size_t>(in - c.inputs.data())], pb.wgsl_type);
     }
     pp.bindings.push_back(std::move(pb));
   }
+  if (calls > 1) {  // the per-call bindings once per fused call, in place
+    const FusedLayout layout = fused_layout(c, pp, device_);
+    if (calls > layout.calls)
+      throw Error(ErrorKind::kInternal, where() + ": planned for " + std::to_string(calls) +
+                                            " fused calls, past the " + std::to_string(layout.calls) + " this device allows");
+    std::vector<PlannedBinding> one_call = std::move(pp.bindings);
+    pp.bindings.clear();
+    for (PlannedBinding& pb : one_call) {
+      if (!pass.per_call(static_cast<std::size_t>(pb.binding - c.bindings.data()))) {
+        pb.slot = static_cast<std::uint32_t>(pp.bindings.size());
+        pp.bindings.push_back(std::move(pb));
+        continue;
+      }
+      for (std::uint32_t call = 0; call < calls; ++call) {
+        PlannedBinding copy = pb;
+        copy.slot = static_cast<std::uint32_t>(pp.bindings.size());
+        copy.call = call;
+        copy.as_uniform = layout.uniform_inputs && pb.uniform_bytes > 0;
+        pp.bindings.push_back(std::move(copy));
+      }
+    }
+  }
   return needs_f16;
+}
+
+std::uint64_t Planner::uniform_bytes(const TensorSignature& tensor, std::string_view wgsl_type) const {
+  static constexpr std::array<std::string_view, 3> kVec4 = {"vec4<f32>", "vec4<u32>", "vec4<i32>"};
+  if (std::find(kVec4.begin(), kVec4.end(), wgsl_type) == kVec4.end()) return 0;
+  if (tensor.dtype != DType::kFloat32 && tensor.dtype != DType::kFloat16 && tensor.dtype != DType::kUInt32) return 0;
+  const std::uint64_t bytes = storage_buffer_size(tensor_bytes(tensor.dtype, tensor.shape));
+  const std::optional<std::int64_t> limit = device_.limit("maxUniformBufferBindingSize");
+  return limit && bytes <= static_cast<std::uint64_t>(*limit) ? bytes : 0;
 }
 
 void Planner::plan_dispatch(const Pass& pass, const expr::Scope& scope, const std::function<std::string()>& where,
@@ -421,17 +446,30 @@ std::shared_ptr<const Plan> Planner::plan(const CallSignature& call) const {
   return std::make_shared<const Plan>(make_plan(*state, *variant, true));
 }
 
-std::uint32_t max_fused_calls(const contract::Contract& contract, const PlannedPass& pass,
-                              std::optional<std::int64_t> max_storage_buffers) {
-  if (!pass.pass->fusion) return 1;
-  std::int64_t shared = 0, per_call = 0;
+FusedLayout fused_layout(const contract::Contract& contract, const PlannedPass& pass, const DeviceCaps& device) {
+  FusedLayout layout;
+  if (!pass.pass->fusion) return layout;
+  // Bindings of each kind: shared by the calls (uniforms always are: the contract refuses one in perCall), per
+  // call in storage, and per call but small enough for a uniform.
+  std::int64_t shared_storage = 0, shared_uniform = 0, per_call_storage = 0, per_call_small = 0;
   for (const auto& b : pass.bindings) {
-    if (b.binding->kind == contract::BindingKind::kUniform) continue;
-    ++(pass.pass->per_call(static_cast<std::size_t>(b.binding - contract.bindings.data())) ? per_call : shared);
+    if (b.binding->kind == contract::BindingKind::kUniform) ++shared_uniform;
+    else if (!pass.pass->per_call(static_cast<std::size_t>(b.binding - contract.bindings.data()))) ++shared_storage;
+    else ++(b.uniform_bytes > 0 ? per_call_small : per_call_storage);
   }
-  std::int64_t calls = pass.pass->fusion->max_calls;
-  if (per_call > 0 && max_storage_buffers) calls = std::min(calls, (*max_storage_buffers - shared) / per_call);
-  return static_cast<std::uint32_t>(std::max<std::int64_t>(calls, 1));
+  const std::optional<std::int64_t> storage = device.limit("maxStorageBuffersPerShaderStage");
+  const std::optional<std::int64_t> uniforms = device.limit("maxUniformBuffersPerShaderStage");
+  // `calls` cut so that `shared` bindings and `per_call` for each call fit `limit` (not cut without one).
+  auto cut = [](std::int64_t calls, std::optional<std::int64_t> limit, std::int64_t shared, std::int64_t per_call) {
+    return per_call > 0 && limit ? std::min(calls, (*limit - shared) / per_call) : calls;
+  };
+  const std::int64_t max_calls = pass.pass->fusion->max_calls;
+  const std::int64_t as_storage = cut(max_calls, storage, shared_storage, per_call_storage + per_call_small);
+  const std::int64_t as_uniform =
+      cut(cut(max_calls, storage, shared_storage, per_call_storage), uniforms, shared_uniform, per_call_small);
+  layout.uniform_inputs = per_call_small > 0 && as_uniform > as_storage;
+  layout.calls = static_cast<std::uint32_t>(std::max<std::int64_t>(layout.uniform_inputs ? as_uniform : as_storage, 1));
+  return layout;
 }
 
 std::shared_ptr<const Plan> Planner::plan_fused(const CallSignature& call, std::uint32_t calls) const {

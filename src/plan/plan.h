@@ -46,12 +46,20 @@ struct PlannedPass {
   std::vector<PlannedBinding> bindings;
 };
 
-/// The most calls a Batch fuses into one dispatch of `pass` (docs/kernel-conventions.md "Fused calls"): 1 without
-/// `fusion`; else its maxCalls, cut so the shared storage bindings and K calls' per-call ones fit
-/// `max_storage_buffers` (the device's maxStorageBuffersPerShaderStage; nullopt: not cut), at least 1.
-/// `contract` is the one `pass` belongs to (its bindings are indexed by it). Used by the runtime and wgk validate.
-std::uint32_t max_fused_calls(const contract::Contract& contract, const PlannedPass& pass,
-                              std::optional<std::int64_t> max_storage_buffers);
+/// How a Batch fuses calls into one dispatch of `pass` (docs/kernel-conventions.md "Fused calls").
+struct FusedLayout {
+  std::uint32_t calls = 1;      ///< the most calls one dispatch serves, at least 1
+  bool uniform_inputs = false;  ///< per-call inputs with PlannedBinding::uniform_bytes > 0 bound as uniforms
+};
+
+/// The FusedLayout of `pass` (planned for one call) on `device`: 1 call without `fusion`; else its maxCalls,
+/// cut so the shared bindings and K calls' per-call ones fit maxStorageBuffersPerShaderStage and
+/// maxUniformBuffersPerShaderStage (a limit `device` lacks does not cut). Per-call inputs small enough
+/// (PlannedBinding::uniform_bytes) go to the uniform address space when that fuses more calls: WebGPU counts
+/// the two kinds of buffer apart, so x bound as uniforms leaves the storage buffers to the outputs (decode
+/// RoPE on Dawn's 10 storage and 12 uniform buffers: 7 calls a dispatch instead of 3). `contract` is the one
+/// `pass` belongs to (its bindings are indexed by it). Used by the runtime, the Planner and wgk validate.
+FusedLayout fused_layout(const contract::Contract& contract, const PlannedPass& pass, const DeviceCaps& device);
 
 struct Plan {
   const contract::Variant* variant = nullptr;
@@ -132,6 +140,8 @@ class Planner {
   /// Returns whether an element type names f16 (the declarations then `enable f16`).
   bool plan_bindings(const CallState& state, const contract::Pass& pass, const expr::Scope& scope,
                      const std::function<std::string()>& where, std::uint32_t calls, PlannedPass& pp) const;
+  /// PlannedBinding::uniform_bytes of a per-call input `tensor` bound with element type `wgsl_type`.
+  std::uint64_t uniform_bytes(const TensorSignature& tensor, std::string_view wgsl_type) const;
   void plan_dispatch(const contract::Pass& pass, const expr::Scope& scope, const std::function<std::string()>& where,
                      PlannedPass& pp) const;
   void render_pass(const contract::Variant& variant, const contract::Pass& pass, const expr::Scope& scope,

@@ -114,6 +114,9 @@ std::string binding_declarations(std::span<const PlannedBinding> bindings, bool 
       for (const StructField& f : b.fields) fields += (fields.empty() ? "" : ", ") + f.name + ": " + f.type;
       decls += "struct " + b.struct_name + " { " + fields + " }\n";
       decls += at + "var<uniform> " + b.name + ": " + b.struct_name + ";\n";
+    } else if (pb.as_uniform) {
+      decls += at + "var<uniform> " + b.name + (pb.call ? "_" + std::to_string(*pb.call) : "") + ": array<" +
+               pb.wgsl_type + ", " + std::to_string(pb.uniform_bytes / 16) + ">;\n";
     } else {
       decls += at + (b.kind == BindingKind::kStorage ? "var<storage, read_write> " : "var<storage, read> ") + b.name +
                (pb.call ? "_" + std::to_string(*pb.call) : "") + ": array<" + pb.wgsl_type + ">;\n";

@@ -28,6 +28,14 @@ struct PlannedBinding {
   /// In a pass planned for K > 1 fused calls (contract::Fusion): the call a per-call binding belongs to,
   /// declared as `<name>_<call>`; nullopt for a binding every call shares (and in every unfused pass).
   std::optional<std::uint32_t> call;
+  /// A per-call read-only tensor binding of a pass with `fusion` that a fused pass may declare in the uniform
+  /// address space: its buffer's bytes (storage_buffer_size of the tensor), when the element type is 16 bytes
+  /// (vec4<f32>, vec4<u32>, vec4<i32>: WGSL "Address Space Layout Constraints" want a uniform array's stride a
+  /// multiple of 16) and they fit the device's maxUniformBufferBindingSize; else 0. Set in every plan.
+  std::uint64_t uniform_bytes = 0;
+  /// Declared `var<uniform> <name>_<call>: array<T, uniform_bytes / 16>` and bound with uniform_bytes: only in
+  /// a pass planned for K > 1 calls whose FusedLayout says so (plan::fused_layout).
+  bool as_uniform = false;
 };
 
 /// The WGSL scalar type of a tensor dtype: "f32", "f16", "u32"; "i64" for int64, which has no WGSL type

@@ -445,8 +445,7 @@ std::shared_ptr<CachedPlan> make_plan(KernelState& k, const Inputs& inputs, cons
         made->shared_sources.push_back(made->sources[storage]);
       ++storage;
     }
-    made->max_fused_calls =
-        plan::max_fused_calls(contract, pp, state_of(*k.device).caps.limit("maxStorageBuffersPerShaderStage"));
+    made->max_fused_calls = plan::fused_layout(contract, pp, state_of(*k.device).caps).calls;
     made->fused.resize(made->max_fused_calls - 1);
   }
   return made;
@@ -603,7 +602,7 @@ std::shared_ptr<BindGroupSet> bind_set(DeviceState& device, std::string& key,
       std::size_t uniform = 0;
       for (const auto& b : passes[p].bindings) {
         if (b.binding->kind == contract::BindingKind::kUniform) entries.push_back({b.slot, &pass_uniforms[uniform++], 0, gpu::kWholeSize});
-        else entries.push_back({b.slot, bound[at++], 0, gpu::kWholeSize});
+        else entries.push_back({b.slot, bound[at++], 0, b.as_uniform ? b.uniform_bytes : gpu::kWholeSize});
       }
       made->groups.push_back(device.gpu.create_bind_group(*pipelines[p], entries));
     }

@@ -427,17 +427,79 @@ TEST(PlanDevice, PresetsAndJson) {
   EXPECT_TRUE(DeviceCaps::lavapipe().shader_f16);
   EXPECT_FALSE(DeviceCaps::h200().shader_f16);
   EXPECT_EQ(DeviceCaps::h200().limit("maxStorageBufferBindingSize"), 4294967295);
-  // docs/h200.md's `wgk devices` of the H200: subgroups: yes; maxStorageBuffersPerShaderStage = 10 (both adapters:
-  // a fused RoPE decode dispatch holds (10 - 3) / 2 = 3 calls on each).
+  // docs/h200.md's `wgk devices` of the H200: subgroups: yes; maxStorageBuffersPerShaderStage = 10 (both adapters),
+  // maxUniformBuffersPerShaderStage = 12 and maxUniformBufferBindingSize = 65536 (both: the WebGPU defaults, which
+  // the presets keep): a fused RoPE decode dispatch holds min(8, (10 - 3) / 1, (12 - 1) / 1) = 7 calls on each.
   EXPECT_TRUE(DeviceCaps::h200().subgroups);
-  EXPECT_EQ(DeviceCaps::h200().limit("maxStorageBuffersPerShaderStage"), 10);
-  EXPECT_EQ(DeviceCaps::lavapipe().limit("maxStorageBuffersPerShaderStage"), 10);
+  for (const DeviceCaps& caps : {DeviceCaps::h200(), DeviceCaps::lavapipe()}) {
+    EXPECT_EQ(caps.limit("maxStorageBuffersPerShaderStage"), 10);
+    EXPECT_EQ(caps.limit("maxUniformBuffersPerShaderStage"), 12);
+    EXPECT_EQ(caps.limit("maxUniformBufferBindingSize"), 65536);
+  }
   const DeviceCaps j = DeviceCaps::from_json(R"({"limits": {"maxComputeWorkgroupsPerDimension": 1024},
                                                  "features": ["shader-f16"]})", "limits.json");
   EXPECT_EQ(j.limit("maxComputeWorkgroupsPerDimension"), 1024);
   EXPECT_TRUE(j.shader_f16);
   EXPECT_THAT(error_of([] { DeviceCaps::from_json(R"({"limits": {"maxBufferSize": -1}})", "l.json"); }),
               AllOf(HasSubstr("l.json"), HasSubstr("maxBufferSize")));
+}
+
+TEST(PlanFused, SmallPerCallInputsBecomeUniformsWhereThatFusesMoreCalls) {
+  // ai.onnx.RotaryEmbedding's quad variant at a decode size: x [1, 8, 1, 128] f32 (4,096 bytes, bound as
+  // vec4<f32>), cos and sin [256, 64], one position. Its pass (manifest: fusion maxCalls 8, per call x and y)
+  // binds cos_cache, sin_cache and position_ids once and a params uniform once. WebGPU counts storage and uniform
+  // buffers apart per stage; lavapipe's are 10 and 12 (`wgk devices`), so
+  //   x and y in storage: min(8, (10 - 3) / 2) = 3 calls;  x a uniform: min(8, (10 - 3) / 1, (12 - 1) / 1) = 7.
+  const std::string dir = std::string(WGK_SOURCE_DIR) + "/kernels/ai.onnx.RotaryEmbedding/build/webgpu/";
+  auto contract = std::make_shared<const Contract>(load_contract_file(dir + "manifest.json"));
+  auto templates = [dir](const std::string& f) { return read_text(dir + f); };
+  const CallSignature decode = call_of({DType::kFloat32, {1, 8, 1, 128}, {256, 64}, Shape{1, 1}});
+  auto set = [](DeviceCaps caps, const std::string& name, std::int64_t value) {
+    for (auto& [n, v] : caps.limits)
+      if (n == name) v = value;
+    return caps;
+  };
+  {
+    Planner p(contract, DeviceCaps::lavapipe(), templates);
+    auto one = p.plan(decode);
+    ASSERT_EQ(one->variant->id, "quad");
+    EXPECT_EQ(one->passes.at(0).bindings.at(0).uniform_bytes, 4096u);  // x: 8 x 128 x 4 bytes
+    const FusedLayout layout = fused_layout(*contract, one->passes.at(0), p.device());
+    EXPECT_EQ(layout.calls, 7u);
+    EXPECT_TRUE(layout.uniform_inputs);
+    // The one-call program keeps x in storage; the fused one declares each call's x a uniform array of
+    // 4096 / 16 = 256 vec4<f32>, and y stays a storage buffer per call.
+    EXPECT_THAT(one->passes.at(0).program->wgsl, HasSubstr("var<storage, read> x: array<vec4<f32>>;"));
+    const std::string fused = p.plan_fused(decode, 7)->passes.at(0).program->wgsl;
+    EXPECT_THAT(fused, HasSubstr("@group(0) @binding(0) var<uniform> x_0: array<vec4<f32>, 256>;"));
+    EXPECT_THAT(fused, HasSubstr("@group(0) @binding(6) var<uniform> x_6: array<vec4<f32>, 256>;"));
+    EXPECT_THAT(fused, HasSubstr("var<storage, read_write> y_6: array<vec4<f32>>;"));
+    EXPECT_THAT(error_of([&] { p.plan_fused(decode, 8); }, ErrorKind::kInternal), HasSubstr("past the 7 this device allows"));
+    // A prefill x (64 tokens: 262,144 bytes) is past maxUniformBufferBindingSize (65,536): no uniform.
+    auto prefill = p.plan(call_of({DType::kFloat32, {1, 8, 64, 128}, {256, 64}, Shape{1, 64}}));
+    EXPECT_EQ(prefill->passes.at(0).bindings.at(0).uniform_bytes, 0u);
+  }
+  {
+    // maxUniformBufferBindingSize 2,048 < 4,096: x stays in storage, 3 calls.
+    Planner p(contract, set(DeviceCaps::lavapipe(), "maxUniformBufferBindingSize", 2048), templates);
+    auto one = p.plan(decode);
+    EXPECT_EQ(one->passes.at(0).bindings.at(0).uniform_bytes, 0u);
+    EXPECT_EQ(fused_layout(*contract, one->passes.at(0), p.device()).calls, 3u);
+    EXPECT_THAT(p.plan_fused(decode, 3)->passes.at(0).program->wgsl,
+                HasSubstr("@group(0) @binding(0) var<storage, read> x_0: array<vec4<f32>>;"));
+  }
+  {
+    // 4 uniform buffers: x as uniforms gives min(7, (4 - 1) / 1) = 3, no more than storage's 3: storage kept.
+    Planner p(contract, set(DeviceCaps::lavapipe(), "maxUniformBuffersPerShaderStage", 4), templates);
+    const FusedLayout layout = fused_layout(*contract, p.plan(decode)->passes.at(0), p.device());
+    EXPECT_EQ(layout.calls, 3u);
+    EXPECT_FALSE(layout.uniform_inputs);
+    // 20 storage buffers: (20 - 3) / 2 = 8 = maxCalls already in storage.
+    Planner q(contract, set(DeviceCaps::lavapipe(), "maxStorageBuffersPerShaderStage", 20), templates);
+    const FusedLayout wide = fused_layout(*contract, q.plan(decode)->passes.at(0), q.device());
+    EXPECT_EQ(wide.calls, 8u);
+    EXPECT_FALSE(wide.uniform_inputs);
+  }
 }
 
 TEST(PlanDevice, DispatchBeyondDeviceLimitIsAnError) {

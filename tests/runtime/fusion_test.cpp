@@ -4,10 +4,14 @@
 // what a flush submits; what must break fusion does (another plan, another shared buffer, other
 // attributes, a call reading another's output); a refused call in the middle leaves the others right.
 //
-// The expected dispatch counts are derived from the packages' manifest (every RoPE pass: fusion maxCalls 8,
-// per call x and y, shared cos_cache, sin_cache, position_ids) and the device's
-// maxStorageBuffersPerShaderStage: K = min(8, (limit - 3) / 2) calls a dispatch (3 on lavapipe and on the
-// H200, whose limit is 10), so n calls make ceil(n / K) dispatches.
+// The expected dispatch counts are derived from the packages' manifests (every pass with fusion: maxCalls 8, a
+// params uniform once; RoPE: per call x and y, shared cos_cache, sin_cache, position_ids) and the device's
+// limits, which WebGPU counts per kind of buffer: maxStorageBuffersPerShaderStage and
+// maxUniformBuffersPerShaderStage (10 and 12 on lavapipe and on the H200). A call's read-only input of 16-byte
+// elements (the vec4 kernels) and at most maxUniformBufferBindingSize bytes (65,536) may be bound as a uniform
+// instead, when that fuses more calls (fused_calls below). So decode RoPE's vec4 kernels serve K = min(8, 7 / 1,
+// 11 / 1) = 7 calls a dispatch, its u32-word and scalar kernels K = min(8, 7 / 2) = 3, and n calls make
+// ceil(n / K) dispatches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,16 +32,28 @@ namespace {
 // f32 rotation of |x| < 1 by |cos|, |sin| < 1 (kernel_test.cpp): 1e-6 absolute per step.
 constexpr reference::Tolerance kF32{1e-6, 0};
 
-// K, the calls one dispatch serves, of a pass with fusion maxCalls 8 that binds `shared` storage buffers once
-// and `per_call` for each call (docs/kernel-conventions.md "Fused calls"): min(8, (maxStorageBuffersPerShaderStage
-// - shared) / per_call), at least 1.
-std::size_t fused_calls(const Device& device, std::int64_t shared, std::int64_t per_call) {
-  const std::int64_t limit = introspect::caps(device).limit("maxStorageBuffersPerShaderStage").value_or(8);
-  return static_cast<std::size_t>(std::clamp<std::int64_t>((limit - shared) / per_call, 1, 8));
+// K, the calls one dispatch serves, of a pass with fusion maxCalls 8 that binds `shared` storage buffers and
+// one uniform (params) once, and for each call `storage` storage buffers (its outputs, and inputs that cannot be
+// uniforms) and `small` inputs that can (16-byte elements, at most maxUniformBufferBindingSize bytes):
+//   the small inputs as storage: min(8, (maxStorageBuffersPerShaderStage - shared) / (storage + small));
+//   as uniforms: min(8, (maxStorageBuffersPerShaderStage - shared) / storage, (maxUniformBuffersPerShaderStage - 1)
+//   / small), taken when it is larger; at least 1.
+std::size_t fused_calls(const Device& device, std::int64_t shared, std::int64_t storage, std::int64_t small = 0) {
+  const plan::DeviceCaps& caps = introspect::caps(device);
+  const std::int64_t storage_limit = caps.limit("maxStorageBuffersPerShaderStage").value_or(8);
+  const std::int64_t uniform_limit = caps.limit("maxUniformBuffersPerShaderStage").value_or(12);
+  const std::int64_t all_storage = (storage_limit - shared) / (storage + small);
+  const std::int64_t with_uniforms =
+      small > 0 ? std::min((storage_limit - shared) / storage, (uniform_limit - 1) / small) : 0;
+  return static_cast<std::size_t>(std::clamp<std::int64_t>(std::max(all_storage, with_uniforms), 1, 8));
 }
 
-// RoPE's quad kernels: cos_cache, sin_cache and position_ids shared, x and y per call (3 where the limit is 10).
-std::size_t calls_per_dispatch(const Device& device) { return fused_calls(device, 3, 2); }
+// RoPE's vec4 kernels (quad, vec4, output_vec4, packed_quad, packed_vec4: x of vec4<f32> or vec4<u32>): cos_cache,
+// sin_cache and position_ids shared, y per call, x per call and small at decode sizes (7 where the limits are 10
+// and 12).
+std::size_t calls_per_dispatch(const Device& device) { return fused_calls(device, 3, 1, 1); }
+// RoPE's u32-word and scalar kernels (pair, packed): x and y per call, in storage (3).
+std::size_t scalar_calls_per_dispatch(const Device& device) { return fused_calls(device, 3, 2); }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -101,32 +117,34 @@ TEST(FusedCalls, EveryRopeVariantFusesItsDecodeCalls) {
   // The decode calls that reach RoPE's other variants (ai.onnx; com.microsoft renders the same templates):
   // interleaved or partial rotation, head sizes that are not a multiple of 8, and float16 stored packed in u32
   // words (F16_STORAGE packed, what an adapter without shader-f16 such as the H200 under Vulkan runs). Each
-  // shares cos, sin and position_ids, so K = 3 on lavapipe as for quad.
+  // shares cos, sin and position_ids: K = 7 on lavapipe for the vec4 kernels, as for quad (x of 1 KiB-4 KiB is
+  // bound as a uniform), and 3 for pair and packed, whose x is u32 words or scalars.
   struct Case {
     const char* variant;
     DType dtype;
     std::int64_t head, pairs;  // x [1, 8, 1, head], caches [256, pairs]: rotary_dim = 2 * pairs
     std::int64_t interleaved;
+    bool vec4_x;               // the variant binds x as vec4<f32> or vec4<u32> (the manifest's bindings)
   };
   const Case cases[] = {
-      {"vec4", DType::kFloat32, 128, 32, 0},         // partial rotation (64 of 128): vec4Preferred
-      {"output_vec4", DType::kFloat32, 128, 10, 0},  // partial, rotary_dim / 2 = 10: not a multiple of 4
-      {"pair", DType::kFloat32, 10, 5, 0},           // head 10: not a multiple of 4
-      {"pair", DType::kFloat32, 128, 10, 1},         // interleaved, rotary_dim / 2 = 10
-      {"packed_quad", DType::kFloat16, 128, 64, 0},
-      {"packed_vec4", DType::kFloat16, 128, 64, 1},  // interleaved: packedVec4Preferred
-      {"packed", DType::kFloat16, 12, 6, 0},         // head 12: not a multiple of 8
+      {"vec4", DType::kFloat32, 128, 32, 0, true},         // partial rotation (64 of 128): vec4Preferred
+      {"output_vec4", DType::kFloat32, 128, 10, 0, true},  // partial, rotary_dim / 2 = 10: not a multiple of 4
+      {"pair", DType::kFloat32, 10, 5, 0, false},          // head 10: not a multiple of 4
+      {"pair", DType::kFloat32, 128, 10, 1, false},        // interleaved, rotary_dim / 2 = 10
+      {"packed_quad", DType::kFloat16, 128, 64, 0, true},
+      {"packed_vec4", DType::kFloat16, 128, 64, 1, true},  // interleaved: packedVec4Preferred
+      {"packed", DType::kFloat16, 12, 6, 0, false},        // head 12: not a multiple of 8
   };
   const Kernel& onnx = onnx_kernel();
-  const std::size_t k = calls_per_dispatch(*onnx.device());
   for (const Case& c : cases) {
+    const std::size_t k = c.vec4_x ? calls_per_dispatch(*onnx.device()) : scalar_calls_per_dispatch(*onnx.device());
     const Decode d(onnx.device(), 200, c.dtype, c.head, c.pairs);
     const Attributes attrs{{"interleaved", c.interleaved}, {"rotary_embedding_dim", 2 * c.pairs}};
     const Attributes tunables =
         c.dtype == DType::kFloat16 ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{};
     // f32: kF32. f16: one rounding to f16 of an f32 rotation, half an ulp of |y| < 2 (2^-11), plus f32's error.
     const reference::Tolerance tolerance = c.dtype == DType::kFloat16 ? reference::Tolerance{1e-3, 0} : kF32;
-    for (std::size_t n : {1u, 2u, 5u}) {
+    for (std::size_t n : {1u, 2u, 5u, 8u}) {
       std::vector<HostTensor> xs;
       for (std::size_t i = 0; i < n; ++i) xs.push_back(d.x(static_cast<unsigned>(500 + i)));
       std::vector<Inputs> inputs;
@@ -177,16 +195,18 @@ void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Input
   }
 }
 
-// RMSNormalization's row and general kernels bind x and y per call and scale once: K = 4 where the limit is 10.
+// RMSNormalization's row and general kernels bind x and y per call and scale once: K = 4 where the storage limit
+// is 10; the row kernels' x (vec4<f32>, or vec4<u32> words when packed) of a decode row is small, so they serve
+// min(8, 9 / 1, 11 / 1) = 8 (`vec4_x`).
 void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<HostTensor>& xs, const HostTensor& scale_host,
                                        const DeviceTensor& scale, const Attributes& tunables,
-                                       const std::vector<std::string>& variants, double tolerance,
+                                       const std::vector<std::string>& variants, double tolerance, bool vec4_x,
                                        const std::string& label, const reference::RmsNormalizationAttributes& op = {}) {
   const Attributes attrs{{"axis", op.axis}, {"epsilon", op.epsilon}, {"stash_type", op.stash_type}};
   std::vector<Inputs> calls;
   for (const HostTensor& x : xs) calls.push_back({{"x", x}, {"scale", scale}});
   expect_fused_equal_one_by_one(
-      rms, calls, tunables, {}, variants, ceil_div(xs.size(), fused_calls(*rms.device(), 1, 2)),
+      rms, calls, tunables, {}, variants, ceil_div(xs.size(), vec4_x ? fused_calls(*rms.device(), 1, 1, 1) : fused_calls(*rms.device(), 1, 2)),
       [&](std::size_t i, const Outputs& out, const std::string& what) {
         const auto cmp = reference::compare(out.at("y").read(), reference::rms_normalization(xs[i], scale_host, op).y,
                                             reference::Tolerance{tolerance, tolerance});
@@ -206,7 +226,7 @@ TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
       std::vector<HostTensor> xs;
       for (std::size_t i = 0; i < n; ++i) xs.push_back(random_f32({1, 4096}, static_cast<unsigned>(300 + i)));
       // f32 sums of 4096 squares and one rsqrt: a few ulps of |y| < 8.
-      expect_fused_rms_equal_one_by_one(rms, xs, scale_host, scale, tunables, {"row_vec4", "rows_vec4", "row"}, 1e-5,
+      expect_fused_rms_equal_one_by_one(rms, xs, scale_host, scale, tunables, {"row_vec4", "rows_vec4", "row"}, 1e-5, true,
                                         tunables.empty() ? "subgroup reduction" : "workgroup reduction");
     }
   }
@@ -226,7 +246,7 @@ TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
       for (std::size_t i = 0; i < n; ++i) xs.push_back(reference::random_float(DType::kFloat16, shape, rng));
       // One rounding to f16 (2^-11 relative) of an f32 result.
       expect_fused_rms_equal_one_by_one(rms, xs, scale_host, scale, tunables,
-                                        {"row_packed_vec8", "rows_packed_vec8", "row_packed"}, 1e-3,
+                                        {"row_packed_vec8", "rows_packed_vec8", "row_packed"}, 1e-3, shape[1] == 4096,
                                         std::to_string(shape[1]) + "-element rows");
     }
   }
@@ -255,12 +275,16 @@ struct SkipCalls {
     }
     return calls;
   }
-  // K of these calls asking for `outputs`: gamma (and bias) shared; x, skip, y and each optional output per call
-  // (the row kernels' fusion): on lavapipe and the H200 (limit 10) 3 without bias, 2 with bias or with one
-  // optional output, 1 (no fusion) with both optional outputs.
+  // K of these calls asking for `outputs`: gamma (and bias) shared; y and each optional output per call in
+  // storage; x and skip per call, small (uniforms) where the kernel loads them as vec4 (rows of 4096: row_vec4,
+  // row_packed_vec8; rows of 4094 run row and row_packed, of scalars and u32 words) and each is at most 65,536
+  // bytes (maxUniformBufferBindingSize). On lavapipe and the H200 (limits 10 and 12), rows of 4096 of 1 x 4096:
+  // min(8, 9 / 1, 11 / 2) = 5 without bias or outputs; rows of 4094 with bias and invStdVar: (10 - 2) / 4 = 2.
   std::size_t dispatches(const Device& device, const OutputNames& outputs) const {
-    const std::size_t k = fused_calls(device, has_bias ? 2 : 1, 3 + static_cast<std::int64_t>(outputs.size()));
-    return ceil_div(xs.size(), k);
+    const bool vec4 = xs[0].shape.back() % 8 == 0;
+    const std::int64_t small = vec4 ? (xs[0].data.size() <= 65536) + (skips[0].data.size() <= 65536) : 0;
+    const std::int64_t storage = 3 - small + static_cast<std::int64_t>(outputs.size());
+    return ceil_div(xs.size(), fused_calls(device, has_bias ? 2 : 1, storage, small));
   }
   // y, and invStdVar and inputSkipBiasSum when present, against the reference (epsilon: the contrib default
   // 1e-12f). f32: the float32 sum of 4096 squares and products, a few ulps (1e-5 relative, 1e-6 absolute, as
@@ -356,7 +380,7 @@ TEST(FusedCalls, RmsNormalizationGeneralCallsEqualTheCallsMadeOneByOne) {
       // f32: sums of 1,024 squares and one rsqrt, a few ulps of |y| < 8; f16: one rounding (2^-11 relative).
       expect_fused_rms_equal_one_by_one(
           rms, xs, scale_host, scale, packed ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{},
-          {packed ? "general_packed" : "general"}, packed ? 1e-3 : 1e-5, "axis 1, scale [8, 1]", {.axis = 1});
+          {packed ? "general_packed" : "general"}, packed ? 1e-3 : 1e-5, false, "axis 1, scale [8, 1]", {.axis = 1});
     }
   }
 }
@@ -391,11 +415,11 @@ TEST(FusedCalls, PackedF16SkipSimplifiedLayerNormalizationCallsEqualTheCallsMade
 
 TEST(FusedCalls, ASkipThatIsThePreviousCallsOutputIsNotFused) {
   // Call b's skip is call a's y: in one dispatch b would read it before a writes it, so b starts a dispatch
-  // (and c and d, of the same plan, join it: K = 3): 2 dispatches, each output equal to the calls made one by one.
+  // (and c and d, of the same plan, join it: K = 5, x and skip as uniforms): 2 dispatches, each output equal to the calls made one by one.
   const Kernel& skip = skip_kernel();
   std::mt19937_64 rng(101);
   const SkipCalls calls(skip, DType::kFloat32, {1, 4096}, {1, 4096}, false, 4, rng);
-  ASSERT_GE(fused_calls(*skip.device(), 1, 3), 3u) << "the count below assumes three calls a dispatch";
+  ASSERT_GE(fused_calls(*skip.device(), 1, 1, 2), 3u) << "the count below assumes three calls a dispatch";
   const std::vector<Inputs> in = calls.calls();
   Batch batch(skip.device());
   const DeviceTensor a = batch.record(skip, in[0]).at("y");
@@ -510,25 +534,25 @@ TEST(FusedCalls, ARefusedCallInTheMiddleLeavesTheOthersRight) {
   const Kernel& onnx = onnx_kernel();
   const Decode d(onnx.device());
   const std::size_t k = calls_per_dispatch(*onnx.device());
-  ASSERT_GE(k, 3u) << "the counts below assume three calls a dispatch";
-  const HostTensor xs[] = {d.x(31), d.x(32), d.x(33), d.x(34)};
+  ASSERT_GE(k, 2u) << "the counts below assume at least two calls a dispatch";
+  std::vector<HostTensor> xs;
+  for (std::size_t i = 0; i <= k; ++i) xs.push_back(d.x(static_cast<unsigned>(31 + i)));
   Batch batch(onnx.device());
   std::vector<DeviceTensor> ys;
-  ys.push_back(batch.record(onnx, d.onnx(xs[0])).at("y"));
-  ys.push_back(batch.record(onnx, d.onnx(xs[1])).at("y"));
+  for (std::size_t i = 0; i + 1 < k; ++i) ys.push_back(batch.record(onnx, d.onnx(xs[i])).at("y"));
   // Position 256 is past the caches' 256 rows: refused at the boundary, not recorded.
-  Inputs bad = d.onnx(xs[2]);
+  Inputs bad = d.onnx(xs[k - 1]);
   bad.insert_or_assign("positionIds", TensorArg(i64({1, 1}, {256})));
   expect_error([&] { batch.record(onnx, bad); }, {"positionIds[0] = 256", "[0, 255]"});
   // A bad shape too: refused before anything is allocated.
   Inputs bad_shape = d.onnx(random_f32({1, 8, 1, 120}, 9));
   expect_error([&] { batch.record(onnx, bad_shape); }, {"x"});
-  EXPECT_EQ(batch.size(), 2u);
-  ys.push_back(batch.record(onnx, d.onnx(xs[2])).at("y"));  // the third call of the first dispatch
-  ys.push_back(batch.record(onnx, d.onnx(xs[3])).at("y"));  // the first of the next
+  EXPECT_EQ(batch.size(), k - 1);
+  ys.push_back(batch.record(onnx, d.onnx(xs[k - 1])).at("y"));  // the last call of the first dispatch
+  ys.push_back(batch.record(onnx, d.onnx(xs[k])).at("y"));      // the first of the next
   EXPECT_EQ(batch.dispatches(), 2u);
   batch.flush();
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (std::size_t i = 0; i <= k; ++i) {
     EXPECT_EQ(ys[i].read().data, onnx(d.onnx(xs[i])).at("y").read().data) << "call " << i;
     const auto cmp = reference::compare(ys[i].read(), d.onnx_ref(xs[i]), kF32);
     EXPECT_TRUE(cmp.ok()) << "call " << i << ": " << cmp.summary();

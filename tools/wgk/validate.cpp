@@ -334,14 +334,13 @@ WGK_COMMAND("validate", "Render and compile every variant of a package over a gr
           }
         }
         // A pass with `fusion` is also rendered for every number of fused calls 2..K a Batch can make of it
-        // here (docs/kernel-conventions.md "Fused calls"): K = maxCalls, cut by maxStorageBuffersPerShaderStage.
+        // here (docs/kernel-conventions.md "Fused calls"): K = plan::fused_layout's calls.
         // Only K's text is compiled: a smaller k's is the same text with fewer calls' bindings and cases, and
         // compiling each k tripled validate's time on lavapipe (RMSNormalization: 3,872 programs, 94 s, against
         // 1,936); fusion_test dispatches k = 2 and 3 on the adapter.
         std::vector<std::pair<std::shared_ptr<const plan::Plan>, std::uint32_t>> planned_calls{{plan, 1}};
         if (plan->passes.size() == 1 && plan->passes[0].pass->fusion) {
-          const std::int64_t most =
-              plan::max_fused_calls(c, plan->passes[0], caps.caps.limit("maxStorageBuffersPerShaderStage"));
+          const std::int64_t most = plan::fused_layout(c, plan->passes[0], caps.caps).calls;
           for (std::int64_t k = 2; k <= most; ++k) {
             try {
               auto fused = planner.plan_fused(*call, static_cast<std::uint32_t>(k));
