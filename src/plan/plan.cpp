@@ -410,8 +410,10 @@ void Planner::render_pass(const Variant& variant, const Pass& pass, const expr::
     // The generated declarations follow from the pass's binding list (its variant and id, the calls of a
     // fused pass) and the element types; the rest of the text from the values of the names the template reads.
     std::string key = pass.shader + '\n' + variant.id + '/' + pass.id + '\n';
+    // A uniform per-call input's array length is part of its declaration, so of the key.
     for (const PlannedBinding& pb : pp.bindings)
-      key += pb.binding->id + (pb.call ? "_" + std::to_string(*pb.call) : "") + ':' + pb.wgsl_type + ',';
+      key += pb.binding->id + (pb.call ? "_" + std::to_string(*pb.call) : "") + ':' + pb.wgsl_type +
+             (pb.as_uniform ? "@uniform" + std::to_string(pb.uniform_bytes / 16) : "") + ',';
     key += '\n';
     for (const std::string& name : t.names()) {
       key += name;

@@ -475,6 +475,12 @@ TEST(PlanFused, SmallPerCallInputsBecomeUniformsWhereThatFusesMoreCalls) {
     EXPECT_THAT(fused, HasSubstr("@group(0) @binding(6) var<uniform> x_6: array<vec4<f32>, 256>;"));
     EXPECT_THAT(fused, HasSubstr("var<storage, read_write> y_6: array<vec4<f32>>;"));
     EXPECT_THAT(error_of([&] { p.plan_fused(decode, 8); }, ErrorKind::kInternal), HasSubstr("past the 7 this device allows"));
+    // Another decode size, x [2, 8, 1, 128] (8,192 bytes): its own program, with 512 vec4<f32> a call (the
+    // program key holds the uniform arrays' lengths: one program for both would read past 256 of them).
+    const CallSignature decode2 = call_of({DType::kFloat32, {2, 8, 1, 128}, {256, 64}, Shape{2, 1}});
+    auto fused2 = p.plan_fused(decode2, 7)->passes.at(0).program;
+    EXPECT_THAT(fused2->wgsl, HasSubstr("var<uniform> x_0: array<vec4<f32>, 512>;"));
+    EXPECT_NE(fused2->key, p.plan_fused(decode, 7)->passes.at(0).program->key);
     // A prefill x (64 tokens: 262,144 bytes) is past maxUniformBufferBindingSize (65,536): no uniform.
     auto prefill = p.plan(call_of({DType::kFloat32, {1, 8, 64, 128}, {256, 64}, Shape{1, 64}}));
     EXPECT_EQ(prefill->passes.at(0).bindings.at(0).uniform_bytes, 0u);
