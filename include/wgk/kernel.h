@@ -52,8 +52,9 @@ struct DeviceOptions {
   /// Bytes the device may keep cached (plans, programs with their compiled pipelines, bind groups, and
   /// pooled storage buffers), least recently used evicted first. Tensors that callers hold are not
   /// counted and never evicted. Plans hold at most an eighth of the budget (the default's 8 MiB: some
-  /// 4,000 call signatures). The default, 64 MiB, holds the pooled buffers of one 1x32x4096x128 float32
-  /// prefill; a budget of 0 caches nothing (every call plans, renders and
+  /// 4,000 call signatures) and pooled buffers at most half (32 MiB of the default: one 1x32x2048x128 float32
+  /// tensor), so buffers of new sizes never push the compiled programs out; a buffer larger than that half
+  /// is not pooled (allocated per call, released when dropped). A budget of 0 caches nothing (every call plans, renders and
   /// compiles again). A budget under one compiled pipeline (about 0.5 MiB) keeps none: every call
   /// compiles (milliseconds). A Batch holds what its pending calls use until the flush, uncounted, so
   /// within one batch a signature is planned once and a program compiled once whatever the budget.

@@ -110,12 +110,15 @@ void DeviceCache::evict_pinned(std::uint64_t token) {
 
 void DeviceCache::enforce_budget() {
   while (bytes_[kPlan] > budget_ / kPlanShare && !plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
+  while (bytes_[kBuffer] > budget_ / kBufferShare && !buffers_lru_.empty()) evict(std::prev(buffers_lru_.end()));
   auto total = [&] { return bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer]; };
-  while (total() > budget_ && !(lru_.empty() && plans_lru_.empty())) {
-    // The least recently used of both lists' oldest entries.
-    const bool plan_older =
-        lru_.empty() || (!plans_lru_.empty() && plans_lru_.back().used < lru_.back().used);
-    evict(std::prev(plan_older ? plans_lru_.end() : lru_.end()));
+  while (total() > budget_) {
+    // The least recently used of the three lists' oldest entries.
+    Lru* oldest = nullptr;
+    for (Lru* list : {&lru_, &plans_lru_, &buffers_lru_})
+      if (!list->empty() && (!oldest || list->back().used < oldest->back().used)) oldest = list;
+    if (!oldest) break;
+    evict(std::prev(oldest->end()));
   }
 }
 
@@ -313,7 +316,7 @@ gpu::Buffer DeviceCache::take_buffer(gpu::Device& gpu, std::uint64_t bytes, std:
       p->second.pop_back();  // the emptied list stays: the buffer comes back to it
       bytes_[kBuffer] -= it->bytes;
       --entries_[kBuffer];
-      spare_.splice(spare_.begin(), lru_, it);  // its bind groups stay cached: the buffer lives on
+      spare_.splice(spare_.begin(), buffers_lru_, it);  // its bind groups stay cached: the buffer lives on
       return buffer;
     }
   }
@@ -328,7 +331,7 @@ void DeviceCache::give_back(gpu::Buffer buffer) {
   std::lock_guard lock(mutex_);
   Entry e{kBuffer, {}, buffer.size()};
   e.buffer = std::move(buffer);
-  if (e.bytes > budget_) {  // would evict everything else and then itself
+  if (e.bytes > budget_ / kBufferShare) {  // would evict every other pooled buffer and then itself
     const std::uint64_t token = buffer_token(e.buffer.id());
     evicted_.push_back(std::move(e));
     evict_pinned(token);
@@ -380,6 +383,7 @@ void DeviceCache::clear() {
     std::lock_guard lock(mutex_);
     while (!plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
     while (!lru_.empty()) evict(std::prev(lru_.end()));
+    while (!buffers_lru_.empty()) evict(std::prev(buffers_lru_.end()));
     spare_.clear();
     for (auto& [key, program] : held_) {
       Entry e{kProgram, {}, 0};

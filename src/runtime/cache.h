@@ -2,7 +2,8 @@
 // One owner of what a device caches (docs/design.md "Caches and memory"): the plans of call signatures,
 // programs (a pass's rendered WGSL and its compiled pipeline), bind groups, and the pool of storage
 // buffers. Every entry is on one least-recently-used list with its byte size; whenever the cached bytes
-// pass the budget the oldest entries go, whatever their kind. Nothing cached keeps alive a buffer that
+// pass the budget the oldest entries go, whatever their kind; plans and pooled buffers also keep to a share
+// of it each (kPlanShare, kBufferShare). Nothing cached keeps alive a buffer that
 // no caller holds, except the pool itself (counted): a bind group is dropped with any pooled buffer or
 // plan it binds when that goes.
 //
@@ -121,6 +122,11 @@ class DeviceCache {
   /// budget): a plan is remade in tens of microseconds (docs/PERF.md "Memory"), a program or a buffer is
   /// what is worth the rest of the budget. Past that share the least recently used plan goes.
   static constexpr std::uint64_t kPlanShare = 8;
+  /// Pooled buffers hold at most budget / kBufferShare bytes (32 MiB under the default budget): past that
+  /// the least recently pooled buffer goes, so buffers of new sizes never push the programs out (a program
+  /// costs milliseconds to compile; a buffer, an allocation). A buffer larger than that share is not pooled:
+  /// it is released when its last holder drops it.
+  static constexpr std::uint64_t kBufferShare = 2;
   explicit DeviceCache(std::uint64_t budget);
   ~DeviceCache();
   DeviceCache(const DeviceCache&) = delete;
@@ -168,7 +174,8 @@ class DeviceCache {
   /// (the binding limit: calls bind whole buffers): a pooled one, else a new one. Caller holds the
   /// device mutex. Pooled buffers hold stale data: every byte a kernel reads is written first.
   gpu::Buffer take_buffer(gpu::Device& gpu, std::uint64_t bytes, std::uint64_t max_size, std::string_view label);
-  /// Returns a buffer to the pool (any thread), or to the graveyard when it alone passes the budget.
+  /// Returns a buffer to the pool (any thread), or to the graveyard when it alone passes the pool's share
+  /// of the budget (budget / kBufferShare).
   void give_back(gpu::Buffer buffer);
 
   /// Releases what eviction left (Dawn objects). Caller holds the device mutex.
@@ -201,7 +208,7 @@ class DeviceCache {
   std::shared_ptr<Program> add_program(std::string_view owner, std::string key,
                                        std::shared_ptr<const plan::ProgramText> text, const std::string& label);
   void insert_program(std::string key, std::shared_ptr<Program> program);  // an entry for it; under mutex_
-  Lru& list_of(Kind kind) { return kind == kPlan ? plans_lru_ : lru_; }
+  Lru& list_of(Kind kind) { return kind == kPlan ? plans_lru_ : kind == kBuffer ? buffers_lru_ : lru_; }
   void insert(Entry entry);              // front of its LRU list, then evict past the budget
   void touch(Lru::iterator it);          // to the front of its list
   void evict(Lru::iterator it);          // out of every index, payload to the graveyard
@@ -212,8 +219,9 @@ class DeviceCache {
 
   std::mutex mutex_;
   const std::uint64_t budget_;
-  Lru lru_;        ///< programs, bind groups, buffers; front: most recently used
-  Lru plans_lru_;  ///< plans (their own share of the budget, kPlanShare); front: most recently used
+  Lru lru_;          ///< programs and bind groups; front: most recently used
+  Lru plans_lru_;    ///< plans (their own share of the budget, kPlanShare); front: most recently used
+  Lru buffers_lru_;  ///< pooled buffers (their own share, kBufferShare); front: most recently pooled
   /// Emptied nodes of buffers taken from the pool, reused when a buffer comes back (no allocation per
   /// call); at most one per buffer alive.
   Lru spare_;

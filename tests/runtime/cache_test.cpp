@@ -3,10 +3,13 @@
 // across kinds. Expected outputs come from the CPU reference in double precision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "call_helpers.h"
+#include "gpu/device.h"
 #include "reference/compare.h"
+#include "reference/rms_normalization.h"
 #include "reference/rotary_embedding.h"
 #include "runtime/cache.h"
 
@@ -211,6 +214,79 @@ TEST(DeviceCache, AProgramInUseThroughACachedPlanIsKept) {
   const CacheStats st = device->cache_stats();
   EXPECT_GT(st.evictions, 0u) << "the budget must be filled for the test to mean anything";
   EXPECT_EQ(st.compilations, 2u) << "variants:" << chosen << "; evictions " << st.evictions;
+}
+
+TEST(DeviceCache, ProgramsSurvivePooledBuffersFillingTheBudget) {
+  // The outside user's soak at a 16 MiB budget: tensors of 3-5 MB pooled after each call filled the one LRU,
+  // so the programs (not used since) were evicted and about half the calls compiled again. Pooled buffers keep
+  // to half the budget (DeviceCache::kBufferShare): 8 programs (4 MiB and a bit) and their plans stay
+  // however many buffers of new sizes come back; a buffer over the pool's share is not pooled at all.
+  constexpr std::uint64_t kBudget = 16 << 20, kMiB = 1 << 20;
+  runtime::DeviceCache cache(kBudget);
+  gpu::Device gpu;
+  std::vector<std::shared_ptr<runtime::CachedPlan>> plans;
+  for (int i = 0; i < 8; ++i) {
+    const std::string name = "program " + std::to_string(i);
+    auto plan = std::make_shared<runtime::CachedPlan>();
+    plan->plan = std::make_shared<const plan::Plan>();
+    plan->programs.push_back(cache.program("k", name, name, [&] { return "// " + name; }));
+    cache.insert_plan("plan " + std::to_string(i), plan);
+  }
+  ASSERT_EQ(cache.stats().programs.entries, 8u);
+  // 24 buffers of 3 .. 5 MiB (every size class between: 3, 3.5, 4, 5 MiB), each taken and given back, as
+  // outputs of calls that the caller dropped: 90 MiB pooled in all, more than five budgets.
+  std::uint64_t given = 0, most_pooled = 0, most_cached = 0;
+  for (int i = 0; i < 24; ++i) {
+    const std::uint64_t bytes = 3 * kMiB + (i % 5) * (kMiB / 2) - 1000;  // 3 MiB - 1000 .. 5 MiB - 1000
+    cache.give_back(cache.take_buffer(gpu, bytes, ~std::uint64_t{0}, "pooled"));
+    given += runtime::allocation_size(bytes);
+    const CacheStats st = cache.stats();
+    most_pooled = std::max(most_pooled, st.pooled_buffers.bytes);
+    most_cached = std::max(most_cached, st.cached_bytes);
+  }
+  cache.release_evicted();
+  CacheStats st = cache.stats();
+  ASSERT_GT(given, 5 * kBudget);
+  EXPECT_LE(most_pooled, kBudget / 2) << "pooled buffers passed their share";
+  EXPECT_LE(most_cached, kBudget);
+  EXPECT_GT(st.pooled_buffers.entries, 0u) << "buffers under the pool's share are pooled";
+  EXPECT_EQ(st.programs.entries, 8u) << "pooled buffers evicted programs";
+  EXPECT_EQ(st.plans.entries, 8u) << "pooled buffers evicted plans";
+  for (int i = 0; i < 8; ++i) {
+    std::vector<std::shared_ptr<runtime::Program>> programs;
+    EXPECT_NE(cache.find_plan("plan " + std::to_string(i), &programs), nullptr) << "plan " << i << " is gone";
+  }
+  EXPECT_EQ(st.renders, 8u);
+  // A buffer over the pool's share (9 MiB, allocated as 10 MiB > 8 MiB) works as any other, and is released
+  // when given back.
+  const std::size_t pooled = st.pooled_buffers.entries, alive = st.buffers_alive;
+  gpu::Buffer big = cache.take_buffer(gpu, 9 * kMiB, ~std::uint64_t{0}, "big");
+  EXPECT_EQ(big.size(), 10 * kMiB);
+  EXPECT_EQ(cache.stats().buffers_alive, alive + 1);
+  cache.give_back(std::move(big));
+  cache.release_evicted();
+  st = cache.stats();
+  EXPECT_EQ(st.pooled_buffers.entries, pooled) << "a buffer over the pool's share was pooled";
+  EXPECT_EQ(st.buffers_alive, alive);
+  EXPECT_EQ(st.programs.entries, 8u);
+  cache.clear();
+}
+
+TEST(DeviceCache, ATensorOverThePoolsShareIsRightAndNotPooled) {
+  // Budget 1 MiB: the pool holds at most 512 KiB; y of 256 x 1024 float32 (1 MiB) is allocated per call and
+  // released when dropped, and the result is the reference's.
+  const auto device = device_with_budget(1 << 20);
+  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1}, device);
+  const HostTensor x = f32({256, 1024}), scale = f32({1024});
+  for (int i = 0; i < 2; ++i) {
+    const HostTensor y = rms({{"x", x}, {"scale", scale}}).at("y").read();
+    // The float32 reduction and products: 1e-5 relative (the package's test.json derives it).
+    const auto cmp = reference::compare(y, reference::rms_normalization(x, scale, {}).y, {1e-6, 1e-5});
+    EXPECT_TRUE(cmp.ok()) << cmp.summary();
+    const CacheStats st = device->cache_stats();
+    EXPECT_EQ(st.buffers_alive, st.pooled_buffers.entries) << "call " << i << ": y is dropped, x was uploaded";
+    EXPECT_LE(st.pooled_buffers.bytes, (1u << 20) / 2);
+  }
 }
 
 TEST(DeviceCache, NearbyLengthsShareBuffersAndBindGroups) {
