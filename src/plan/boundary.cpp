@@ -216,9 +216,11 @@ void bind_tunables(const Contract& c, const std::string& op, const CallSignature
 
 }
 
-/// Which outputs the call asks for, per Contract::outputs: declared names only (argument or ONNX name).
+/// Which outputs the call asks for, per Contract::outputs: declared names only (argument or ONNX name),
+/// each output at most once (by either name: asked twice, a caller's list and the outputs differ).
 std::vector<bool> wanted_outputs(const Contract& c, const std::string& op, const CallSignature& call) {
   std::vector<bool> wanted(c.outputs.size(), false);
+  std::vector<const std::string*> asked_as(c.outputs.size(), nullptr);  // the name it was first asked by
   for (const auto& name : call.outputs) {
     const Output* out = c.find_output(name);
     if (!out) {
@@ -228,7 +230,13 @@ std::vector<bool> wanted_outputs(const Contract& c, const std::string& op, const
                     (o.optional ? " [optional]" : "");
       fail(op + ": unknown output '" + name + "' asked for; declared outputs: " + declared);
     }
-    wanted[static_cast<std::size_t>(out - c.outputs.data())] = true;
+    const auto k = static_cast<std::size_t>(out - c.outputs.data());
+    if (wanted[k])
+      fail(op + ": output '" + name + "' asked for twice (output " + out->name +
+           (!out->onnx_name.empty() && out->onnx_name != out->name ? " (" + out->onnx_name + ")" : "") +
+           ", asked for already as '" + *asked_as[k] + "'); name each output at most once");
+    wanted[k] = true;
+    asked_as[k] = &name;
   }
   return wanted;
 }

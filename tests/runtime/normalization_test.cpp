@@ -372,6 +372,12 @@ TEST(SkipSimplifiedLayerNormalization, BadInputCatalog) {
                {"epsilon must be at least 0", "-1e-05"});
   expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {}, {"mean"}); },
                {"unknown output 'mean'", "invStdVar (inv_std_var) [optional]", "inputSkipBiasSum (input_skip_bias_sum) [optional]"});
+  // One output asked for twice, by both its names or by one (before: accepted, the output produced once).
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {}, {"invStdVar", "inv_std_var"}); },
+               {"output 'inv_std_var' asked for twice (output invStdVar (inv_std_var), asked for already as 'invStdVar')",
+                "name each output at most once"});
+  expect_error([&] { skip_kernel()({{"x", x}, {"skip", x}, {"gamma", g16}}, {}, {"inputSkipBiasSum", "invStdVar", "invStdVar"}); },
+               {"output 'invStdVar' asked for twice", "already as 'invStdVar'"});
 }
 
 

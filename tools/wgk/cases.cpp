@@ -438,7 +438,13 @@ OutputNames output_names(const contract::Contract& contract, const std::vector<s
       throw Error(ErrorKind::kInvalidArgument, where + " " + name + ": " + contract.domain + "." + contract.name +
                                                    " has no output of that name; its outputs: " + declared);
     }
-    if (std::find(out.begin(), out.end(), o->name) == out.end()) out.push_back(o->name);
+    // One output by its two names (invStdVar, inv_std_var) or one name twice: refused, as Kernel::call does.
+    for (std::size_t k = 0; k < out.size(); ++k)
+      if (out[k] == o->name)
+        throw Error(ErrorKind::kInvalidArgument, where + " " + name + ": output " + o->name +
+                                                     " is asked for twice (already as " + names[k] +
+                                                     "); name each output at most once");
+    out.push_back(o->name);
   }
   return out;
 }

@@ -71,9 +71,10 @@ Tensors by_contract_names(const contract::Contract& contract, Tensors inputs);
 std::optional<reference::Results> reference_outputs(const contract::Contract& contract, const Tensors& inputs,
                                                    const Attributes& attrs, const std::vector<std::string>& outputs);
 
-/// `names` (contract or ONNX output names, e.g. from `wgk run --output`) as the contract's output names,
-/// each once. Throws wgk::Error (kInvalidArgument) naming `where`, the unknown name and every declared output
-/// (`y (output), invStdVar (inv_std_var) [optional], ...`).
+/// `names` (contract or ONNX output names, e.g. from `wgk run --output`) as the contract's output names.
+/// Throws wgk::Error (kInvalidArgument) naming `where`, the unknown name and every declared output
+/// (`y (output), invStdVar (inv_std_var) [optional], ...`), or naming an output asked for twice (by one name
+/// or by both).
 OutputNames output_names(const contract::Contract& contract, const std::vector<std::string>& names,
                          const std::string& where);
 
