@@ -84,9 +84,10 @@ Outputs Batch::record(const Kernel& kernel, const Inputs& inputs, const Attribut
                       CallInfo* info, const OutputNames& outputs) {
   runtime::KernelState& k = runtime::state_of(kernel);
   if (k.device.get() != device_.get())
-    throw Error(ErrorKind::kInvalidArgument, "Batch::record: kernel " + k.package->id +
-                                                 " is bound to another device than the batch (" +
-                                                 k.device->description() + ", batch: " + device_->description() + ")");
+    throw Error(ErrorKind::kInvalidArgument,
+                "Batch::record: kernel " + k.package->id + " is bound to another device than the batch (" +
+                    runtime::two_devices(*k.device, "the kernel's", *device_, "the batch's") +
+                    "): record it into a Batch(kernel.device()), or get the kernel with the batch's device");
   runtime::BatchState& b = *state_;
   std::lock_guard batch_lock(b.mutex);
   if (b.calls.size() >= kMaxCalls)

@@ -95,6 +95,14 @@ std::string pending_reason(std::uint64_t pending, std::uint64_t batch) {
   return "an output of a Batch not yet flushed: call its flush() first";
 }
 
+std::string two_devices(const Device& a, std::string_view a_role, const Device& b, std::string_view b_role) {
+  const std::string first = a.description(), second = b.description();
+  if (first == second)
+    return std::string(a_role) + " and " + std::string(b_role) +
+           " are two different wgk::Device objects on the same adapter, " + first;
+  return std::string(a_role) + " is " + first + ", " + std::string(b_role) + " is " + second;
+}
+
 DeviceBuffer::~DeviceBuffer() {
   if (buffer && device) state_of(*device).cache.give_back(std::move(buffer));
 }
@@ -530,7 +538,10 @@ void check_data(const KernelState& k, const CachedPlan& cached, const Inputs& in
                       " tensor cannot be narrowed on the device; upload it as uint32 or pass host data");
     const DeviceBuffer& buffer = *tensor_buffer(tensor);
     if (buffer.device.get() != k.device.get())
-      throw Error(ErrorKind::kInvalidArgument, "input " + name + " lives on another device");
+      throw Error(ErrorKind::kInvalidArgument,
+                  "input " + name + " lives on another device than the kernel (" +
+                      two_devices(*buffer.device, "the tensor's", *k.device, "the kernel's") +
+                      "): upload it with the kernel's device (DeviceTensor::upload(host, kernel.device()))");
     if (const std::uint64_t pending = buffer.pending_batch.load(); pending != 0 && pending != batch)
       throw Error(ErrorKind::kInvalidArgument, "input " + name + ": " + pending_reason(pending, batch));
     if (range && tensor.numel() > 0) check_device_range(name, tensor, *range);

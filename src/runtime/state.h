@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -63,6 +64,12 @@ struct DeviceBuffer {
 /// Why a tensor whose buffer has `pending` (DeviceBuffer::pending_batch, non-zero) cannot be used by a
 /// read or by a call outside batch `batch` (0: not recording): the text after "input x: " or "read: ".
 std::string pending_reason(std::uint64_t pending, std::uint64_t batch);
+
+/// For an error where two different wgk::Device objects meet (a kernel and a batch, a kernel and an input's
+/// tensor), the text in its parentheses: "<a_role> is <description>, <b_role> is <description>", or, when both
+/// describe one adapter (Device::create makes a new Device on each call), "<a_role> and <b_role> are two
+/// different wgk::Device objects on the same adapter, <description>".
+std::string two_devices(const Device& a, std::string_view a_role, const Device& b, std::string_view b_role);
 
 struct KernelState {
   std::shared_ptr<const store::Package> package;

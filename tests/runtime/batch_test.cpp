@@ -104,9 +104,14 @@ TEST(Batch, RecordChecksEveryCallAtTheBoundaryAndNamesTheInput) {
   expect_error([&] { batch.record(onnx, in.onnx(in.x), {{"interleaved", std::int64_t{2}}}); }, {"interleaved", "2"});
   EXPECT_EQ(batch.size(), 1u) << "a refused call must not be recorded";
 
-  // A kernel bound to another device.
+  // A kernel bound to another device: another wgk::Device object on the same adapter, which the message must
+  // say (before, it printed the one adapter's description twice, as if they were one device).
   const Kernel other = get_kernel(kOnnxId, {.version = 1}, device_with_budget(1 << 20));
-  expect_error([&] { batch.record(other, in.onnx(in.x)); }, {"Batch::record", "another device"});
+  expect_error([&] { batch.record(other, in.onnx(in.x)); },
+               {"Batch::record: kernel " + std::string(kOnnxId) + " is bound to another device than the batch (the "
+                "kernel's and the batch's are two different wgk::Device objects on the same adapter, " +
+                    onnx.device()->description() + ")",
+                "record it into a Batch(kernel.device()), or get the kernel with the batch's device"});
 
   // An unflushed output of this batch as position ids: its value range cannot be checked yet.
   const auto pos32 = DeviceTensor::upload(u32({2, 6}, {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}), onnx.device());
@@ -158,7 +163,10 @@ TEST(Batch, EveryRecordOfACachedSignatureIsCheckedAgain) {
   // A tensor of another device with this signature.
   const auto other = device_with_budget(1 << 20);
   const auto x_elsewhere = DeviceTensor::upload(in.x, other);
-  expect_error([&] { batch.record(onnx, in.onnx(x_elsewhere)); }, {"input x", "another device"});
+  expect_error([&] { batch.record(onnx, in.onnx(x_elsewhere)); },
+               {"input x lives on another device than the kernel (the tensor's and the kernel's are two different "
+                "wgk::Device objects on the same adapter, " + onnx.device()->description() + ")",
+                "DeviceTensor::upload(host, kernel.device())"});
   // An output of another batch, not yet flushed, with this signature (x of y's shape).
   Batch second(device);
   const DeviceTensor pending = second.record(onnx, in.onnx(in.x)).at("y");
