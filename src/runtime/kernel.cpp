@@ -398,13 +398,17 @@ plan::CallSignature signature_of(const Inputs& inputs, const Attributes& attrs, 
 }
 
 // Where a storage binding of `planned` finds argument `arg` among a call's buffers (EncodeScratch::buffers:
-// its inputs in `inputs` order, then the plan's outputs). Throws kContract when the call has no such argument.
+// its inputs in `inputs` order, then the plan's outputs). Never fails for a contract that loaded: the loader
+// refuses a storage binding whose `arg` names no declared input or output (kContract), and the planner leaves
+// out the binding of an input the call does not give or of an output it does not plan (Planner::plan_bindings).
+// So a miss is a defect of this library: kInternal, not a package's kContract.
 std::uint32_t source_of(const std::vector<CachedPlan::Input>& inputs, const plan::Plan& planned, const std::string& arg) {
   for (std::size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].spec->name == arg) return static_cast<std::uint32_t>(i);
   for (std::size_t o = 0; o < planned.outputs.size(); ++o)
     if (planned.outputs[o].name == arg) return static_cast<std::uint32_t>(inputs.size() + o);
-  throw Error(ErrorKind::kContract, "variant " + planned.variant->id + " binds " + arg + ", which this call does not have");
+  throw Error(ErrorKind::kInternal, "variant " + planned.variant->id + " binds " + arg +
+                                        ", which is neither an input of this call nor an output of its plan");
 }
 
 // Stage 1 on a miss: plan, and resolve by name what every call of the plan looks up.
