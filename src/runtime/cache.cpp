@@ -112,10 +112,13 @@ void DeviceCache::enforce_budget() {
   while (bytes_[kPlan] > budget_ / kPlanShare && !plans_lru_.empty()) evict(std::prev(plans_lru_.end()));
   while (bytes_[kBuffer] > budget_ / kBufferShare && !buffers_lru_.empty()) evict(std::prev(buffers_lru_.end()));
   auto total = [&] { return bytes_[kPlan] + bytes_[kProgram] + bytes_[kBindGroup] + bytes_[kBuffer]; };
+  // Past the budget pooled buffers go first (an allocation to redo), then the least recently used of the
+  // rest (a plan: tens of microseconds to redo; a program: a compile of milliseconds).
+  while (total() > budget_ && !buffers_lru_.empty()) evict(std::prev(buffers_lru_.end()));
   while (total() > budget_) {
-    // The least recently used of the three lists' oldest entries.
+    // The least recently used of the two lists' oldest entries.
     Lru* oldest = nullptr;
-    for (Lru* list : {&lru_, &plans_lru_, &buffers_lru_})
+    for (Lru* list : {&lru_, &plans_lru_})
       if (!list->empty() && (!oldest || list->back().used < oldest->back().used)) oldest = list;
     if (!oldest) break;
     evict(std::prev(oldest->end()));

@@ -2,8 +2,8 @@
 // One owner of what a device caches (docs/design.md "Caches and memory"): the plans of call signatures,
 // programs (a pass's rendered WGSL and its compiled pipeline), bind groups, and the pool of storage
 // buffers. Every entry is on one least-recently-used list with its byte size; whenever the cached bytes
-// pass the budget the oldest entries go, whatever their kind; plans and pooled buffers also keep to a share
-// of it each (kPlanShare, kBufferShare). Nothing cached keeps alive a buffer that
+// pass the budget pooled buffers go first, then the oldest entries, whatever their kind; plans and pooled
+// buffers also keep to a share of it each (kPlanShare, kBufferShare). Nothing cached keeps alive a buffer that
 // no caller holds, except the pool itself (counted): a bind group is dropped with any pooled buffer or
 // plan it binds when that goes.
 //
@@ -123,9 +123,10 @@ class DeviceCache {
   /// what is worth the rest of the budget. Past that share the least recently used plan goes.
   static constexpr std::uint64_t kPlanShare = 8;
   /// Pooled buffers hold at most budget / kBufferShare bytes (32 MiB under the default budget): past that
-  /// the least recently pooled buffer goes, so buffers of new sizes never push the programs out (a program
-  /// costs milliseconds to compile; a buffer, an allocation). A buffer larger than that share is not pooled:
-  /// it is released when its last holder drops it.
+  /// the least recently pooled buffer goes. They are also the first to go when the cache passes its budget,
+  /// so buffers of new sizes never push the programs out (a program costs milliseconds to compile; a buffer,
+  /// an allocation). A buffer larger than that share is not pooled: it is released when its last holder
+  /// drops it.
   static constexpr std::uint64_t kBufferShare = 2;
   explicit DeviceCache(std::uint64_t budget);
   ~DeviceCache();

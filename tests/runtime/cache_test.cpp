@@ -219,8 +219,9 @@ TEST(DeviceCache, AProgramInUseThroughACachedPlanIsKept) {
 TEST(DeviceCache, ProgramsSurvivePooledBuffersFillingTheBudget) {
   // The outside user's soak at a 16 MiB budget: tensors of 3-5 MB pooled after each call filled the one LRU,
   // so the programs (not used since) were evicted and about half the calls compiled again. Pooled buffers keep
-  // to half the budget (DeviceCache::kBufferShare): 8 programs (4 MiB and a bit) and their plans stay
-  // however many buffers of new sizes come back; a buffer over the pool's share is not pooled at all.
+  // to half the budget (DeviceCache::kBufferShare) and go first past the budget: 8 programs (4 MiB and a bit)
+  // and their plans stay however many buffers of new sizes come back, and so do 8 more programs; a buffer over
+  // the pool's share is not pooled at all.
   constexpr std::uint64_t kBudget = 16 << 20, kMiB = 1 << 20;
   runtime::DeviceCache cache(kBudget);
   gpu::Device gpu;
@@ -269,6 +270,20 @@ TEST(DeviceCache, ProgramsSurvivePooledBuffersFillingTheBudget) {
   EXPECT_EQ(st.pooled_buffers.entries, pooled) << "a buffer over the pool's share was pooled";
   EXPECT_EQ(st.buffers_alive, alive);
   EXPECT_EQ(st.programs.entries, 8u);
+  // 8 programs more (16 in all, 8 MiB and a bit) pass the budget with the pool at its share: pooled buffers go
+  // first, though the first 8 programs are older than every one of them.
+  for (int i = 8; i < 16; ++i) {
+    const std::string name = "program " + std::to_string(i);
+    plans.push_back(std::make_shared<runtime::CachedPlan>());
+    plans.back()->plan = std::make_shared<const plan::Plan>();
+    plans.back()->programs.push_back(cache.program("k", name, name, [&] { return "// " + name; }));
+    cache.insert_plan("plan " + std::to_string(i), plans.back());
+  }
+  st = cache.stats();
+  EXPECT_EQ(st.programs.entries, 16u) << "a program went while buffers were pooled";
+  EXPECT_EQ(st.plans.entries, 16u);
+  EXPECT_LT(st.pooled_buffers.bytes, kBudget / 2) << "no pooled buffer went";
+  EXPECT_LE(st.cached_bytes, kBudget);
   cache.clear();
 }
 
