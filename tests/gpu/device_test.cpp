@@ -130,9 +130,14 @@ TEST(Device, WrongUsageIsAnError) {
 @group(0) @binding(1) var<storage, read_write> y : array<u32>;
 @compute @workgroup_size(1) fn main() { y[0] = p.x; })",
                                                               "usage");
+  // A uniform buffer (UNIFORM | COPY_DST) bound to the storage binding: no STORAGE usage. (Tensor buffers have
+  // UNIFORM usage too, so a storage buffer at binding 0 is valid.)
+  Buffer uniform = device().create_buffer(16, BufferUsage::kUniform);
   Buffer storage = device().create_buffer(16, BufferUsage::kStorage);
-  const BindGroupEntry entries[] = {{0, &storage}, {1, &storage}};
-  EXPECT_THROW(device().create_bind_group(pipeline, entries), Error);
+  const BindGroupEntry wrong[] = {{0, &uniform}, {1, &uniform}};
+  EXPECT_THROW(device().create_bind_group(pipeline, wrong), Error);
+  const BindGroupEntry right[] = {{0, &storage}, {1, &storage}};
+  EXPECT_NO_THROW(device().create_bind_group(pipeline, right));
 }
 
 // Odd sizes round-trip byte-exactly (the pattern is i * 37 + 11 mod 256, not zero anywhere by chance).
