@@ -20,6 +20,7 @@
 #include "call_helpers.h"
 #include "plan/device_caps.h"
 #include "reference/compare.h"
+#include "reference/rounding.h"
 #include "reference/random.h"
 #include "reference/rms_normalization.h"
 #include "reference/rotary_embedding.h"
@@ -166,9 +167,21 @@ TEST(FusedCalls, EveryRopeVariantFusesItsDecodeCalls) {
 // Checks one fused call's outputs against the CPU reference (double precision); `what` names the call.
 using ReferenceCheck = std::function<void(std::size_t call, const Outputs& outputs, const std::string& what)>;
 
+// Whether a normalization call's outputs may differ in the last bit between runs: the one-row-a-workgroup kernels
+// (row, row_vec4, row_packed, row_packed_vec8) with the subgroup reduction add the subgroups' sums in the order
+// the subgroups take their slots (workgroup-sum.wgsl.jinja), which varies on the H200 (not on lavapipe).
+bool sum_order_may_vary(const Device& device, const Attributes& tunables, const std::string& variant) {
+  const auto reduction = tunables.find("REDUCTION");
+  const bool workgroup_tree = reduction != tunables.end() && reduction->second == AttributeValue(std::string("workgroup"));
+  return introspect::caps(device).subgroups && !workgroup_tree && variant.rfind("row", 0) == 0 &&
+         variant.rfind("rows", 0) != 0;
+}
+
 // Records one call of `kernel` per element of `calls` in one Batch (`attrs`, `tunables`, asking for
 // `outputs`) and checks: each call ran a variant in `variants`, the batch made `dispatches` dispatches, every
-// output of each call is byte-equal to the same call's made alone with Kernel::call, and `check` holds.
+// output of each call is byte-equal to the same call's made alone with Kernel::call (within 2^-20 relative for
+// f32 and 2^-10 for f16 where sum_order_may_vary: one ulp of an f32 sum, then rounded to the output's type),
+// and `check` holds.
 void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Inputs>& calls, const Attributes& tunables,
                                    const OutputNames& outputs, const std::vector<std::string>& variants,
                                    std::size_t dispatches, const ReferenceCheck& check, const std::string& label,
@@ -189,8 +202,16 @@ void expect_fused_equal_one_by_one(const Kernel& kernel, const std::vector<Input
     const std::string call = what + ", call " + std::to_string(i);
     const Outputs alone = kernel.call(calls[i], attrs, tunables, nullptr, outputs);
     EXPECT_EQ(batched[i].size(), alone.size()) << call;
-    for (const auto& [name, tensor] : alone)
-      EXPECT_EQ(batched[i].at(name).read().data, tensor.read().data) << call << ", " << name;
+    for (const auto& [name, tensor] : alone) {
+      const HostTensor a = tensor.read(), b = batched[i].at(name).read();
+      if (!sum_order_may_vary(*kernel.device(), tunables, variant)) {
+        EXPECT_EQ(b.data, a.data) << call << ", " << name;
+        continue;
+      }
+      const double rel = a.dtype == DType::kFloat16 ? 0x1p-10 : 0x1p-20;
+      const auto cmp = reference::compare(b, reference::to_doubles(a), reference::Tolerance{rel, rel});
+      EXPECT_TRUE(cmp.ok()) << call << ", " << name << " (subgroup slots in arrival order): " << cmp.summary();
+    }
     check(i, batched[i], call);
   }
 }
