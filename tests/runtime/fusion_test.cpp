@@ -20,10 +20,10 @@
 #include "call_helpers.h"
 #include "plan/device_caps.h"
 #include "reference/compare.h"
-#include "reference/rounding.h"
 #include "reference/random.h"
 #include "reference/rms_normalization.h"
 #include "reference/rotary_embedding.h"
+#include "reference/rounding.h"
 #include "reference/skip_simplified_layer_normalization.h"
 #include "wgk/introspect.h"
 
