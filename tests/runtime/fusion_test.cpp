@@ -15,7 +15,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
+#include <map>
+#include <string>
 
 #include "call_helpers.h"
 #include "plan/device_caps.h"
@@ -241,10 +244,24 @@ void expect_fused_rms_equal_one_by_one(const Kernel& rms, const std::vector<Host
       label, attrs);
 }
 
+// One kernel a normalization package for the fused-call tests, so each program is compiled once. lavapipe
+// compiles a pipeline when its first dispatch runs, so the first read after a flush waits for the batch's fused
+// programs to compile: seconds each on a loaded 2-core machine (K copies of the row kernel), past the default
+// 10 s gpu_timeout at times (RMSNormalization's decode test did, once, beside two other builds).
+const Kernel& slow_compile_kernel(const std::string& id) {
+  static std::map<std::string, Kernel> kernels;
+  if (auto it = kernels.find(id); it != kernels.end()) return it->second;
+  DeviceOptions options;
+  options.gpu_timeout = std::chrono::seconds(120);
+  return kernels.emplace(id, get_kernel(id, {.version = 1}, Device::create(options))).first->second;
+}
+const Kernel& rms_kernel() { return slow_compile_kernel("webgpu-kernels/ai.onnx.RMSNormalization"); }
+const Kernel& skip_kernel() { return slow_compile_kernel("webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization"); }
+
 TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
   // ai.onnx.RMSNormalization's row kernels: decode_1x4096_f32 of its bench.json, with the subgroup and the
   // workgroup reduction (barriers and subgroupAdd inside each call's function, run for workgroup_id.z).
-  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const Kernel& rms = rms_kernel();
   const HostTensor scale_host = random_f32({4096}, 61);
   const DeviceTensor scale = DeviceTensor::upload(scale_host, rms.device());
   for (const Attributes& tunables : {Attributes{}, Attributes{{"REDUCTION", std::string("workgroup")}}}) {
@@ -261,7 +278,7 @@ TEST(FusedCalls, RmsNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
 TEST(FusedCalls, PackedF16RmsNormalizationCallsEqualTheCallsMadeOneByOne) {
   // The packed-f16 row kernels (F16_STORAGE packed, what the H200 under Vulkan runs): rows of 4096 (vec4<u32>
   // loads, row_packed_vec8) and odd rows of 1023 (u32 words shared by two rows, row_packed: loadX per call).
-  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const Kernel& rms = rms_kernel();
   const Attributes tunables{{"F16_STORAGE", std::string("packed")}};
   std::mt19937_64 rng(71);
   for (const Shape& shape : {Shape{1, 4096}, Shape{2, 1023}}) {
@@ -346,19 +363,6 @@ std::string skip_label(const std::string& dtype, const Shape& x, bool bias, cons
   return label;
 }
 
-// One kernel for the Skip tests, so each program is compiled once. lavapipe compiles a pipeline when its first
-// dispatch runs, so the first read after a flush waits for the batch's fused programs to compile: seconds each
-// on a loaded 2-core machine (K copies of the row kernel), past the default 10 s gpu_timeout at times.
-const Kernel& skip_kernel() {
-  static const Kernel k = [] {
-    DeviceOptions options;
-    options.gpu_timeout = std::chrono::seconds(120);
-    return get_kernel("webgpu-kernels/com.microsoft.SkipSimplifiedLayerNormalization", {.version = 1},
-                      Device::create(options));
-  }();
-  return k;
-}
-
 TEST(FusedCalls, SkipSimplifiedLayerNormalizationDecodeCallsEqualTheCallsMadeOneByOne) {
   // The row kernels (row_vec4 for rows of 4096, row for 4094), decode shapes of its bench.json (1-8 rows of
   // 4096), with bias, with each optional output and both (K = 1 there: one dispatch a call), both reductions,
@@ -395,7 +399,7 @@ TEST(FusedCalls, RmsNormalizationGeneralCallsEqualTheCallsMadeOneByOne) {
   // The general kernels (general; packed f16: general_packed): x [1, 8, 128] normalized from axis 1 (rows of
   // 1,024) with a scale of [8, 1], one value per head broadcast over its 128 (not a scale the row kernels
   // take: simpleScale is false). scale is shared, so K = 4 on lavapipe as for the row kernels.
-  const Kernel rms = get_kernel("webgpu-kernels/ai.onnx.RMSNormalization", {.version = 1});
+  const Kernel& rms = rms_kernel();
   for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
     const bool packed = dtype == DType::kFloat16;
     const HostTensor scale_host = random_of(dtype, {8, 1}, 91);
