@@ -96,6 +96,8 @@ RmsNormalizationOutputs rms_normalization(const HostTensor& x, const HostTensor&
       const double v = x.element(r * n + j);
       sum += v * v;
     }
+    // stash_type 1 computes the mean of squares in float32: past FLT_MAX it is infinite (1 / rms = 0).
+    if (a.stash_type == 1) sum = float32_range(sum);
     const double rms = std::sqrt(sum / static_cast<double>(n) + a.epsilon);
     for (std::int64_t j = 0; j < n; ++j)
       out.y[static_cast<std::size_t>(r * n + j)] = x.element(r * n + j) / rms * scale.element(scale_of[static_cast<std::size_t>(j)]);

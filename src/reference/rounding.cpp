@@ -60,6 +60,10 @@ double round_to_onnx_type(double value, std::int64_t type) {
   }
 }
 
+double float32_range(double value) {
+  return std::isfinite(value) && std::isinf(static_cast<float>(value)) ? std::copysign(INFINITY, value) : value;
+}
+
 HostTensor round_to_tensor(std::span<const double> values, DType dtype, Shape shape) {
   const std::int64_t count = numel(shape);
   if (static_cast<std::int64_t>(values.size()) != count)

@@ -21,6 +21,12 @@ std::uint16_t double_to_half(double value);
 /// (kInvalidArgument) for another type.
 double round_to_onnx_type(double value, std::int64_t type);
 
+/// `value` with float32's range but not its precision: +-Inf where rounding it to float32 overflows
+/// (|value| >= 2^128 - 2^103), else `value` unchanged. For a stage computed in float32 (RMSNormalization-23's
+/// stash_type 1, ORT's float kernels) whose exact result the reference keeps: a float32 sum of squares that
+/// passes FLT_MAX is infinite there, whatever the order of its terms (they are not negative).
+double float32_range(double value);
+
 /// Rounds `values` once to `dtype` (float32 or float16) into a tensor of `shape`. Throws wgk::Error
 /// (kInvalidArgument) when values.size() != numel(shape) or dtype is not a float type.
 HostTensor round_to_tensor(std::span<const double> values, DType dtype, Shape shape);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "reference/rounding.h"
 #include "wgk/error.h"
 
 namespace wgk::reference {
@@ -59,11 +60,11 @@ SkipSimplifiedLayerNormalizationOutputs skip_simplified_layer_normalization(cons
     double sum = 0;
     for (std::int64_t j = 0; j < h; ++j) {
       const std::int64_t i = r * h + j;
-      const double s = x.element(i) + skip.element(i % skip_count) + (bias ? bias->element(j) : 0.0);
+      const double s = float32_range(x.element(i) + skip.element(i % skip_count) + (bias ? bias->element(j) : 0.0));
       out.input_skip_bias_sum[static_cast<std::size_t>(i)] = s;
       sum += s * s;
     }
-    const double inv = 1.0 / std::sqrt(sum / static_cast<double>(h) + epsilon);
+    const double inv = 1.0 / std::sqrt(float32_range(sum) / static_cast<double>(h) + epsilon);
     out.inv_std_var[static_cast<std::size_t>(r)] = inv;
     for (std::int64_t j = 0; j < h; ++j) {
       const auto i = static_cast<std::size_t>(r * h + j);

@@ -5,7 +5,9 @@
 //   inv_std_var = 1 / sqrt(sum(s^2) / H + epsilon),   output = s * inv_std_var * gamma
 // input_skip_bias_sum is s. The ORT op's `mean` output (zeros for the simplified op) is not produced.
 // skip has input's shape, or broadcasts over the batch: (1, S, H) or (S, H) for a rank-3 input (B, S, H).
-// Inputs are read exactly (float16 widened); arithmetic is double.
+// Inputs are read exactly (float16 widened); arithmetic is double with float32's range where ORT's kernel computes
+// in float32: s and the sum of squares past FLT_MAX are infinite (a sum of squares past it gives inv_std_var 0,
+// output 0, as ONNX Runtime 1.30's CPU provider gives).
 //
 // Inputs are validated before any element is read: a violation throws wgk::Error (kInvalidArgument)
 // naming the input, the rule and the values.

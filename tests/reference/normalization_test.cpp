@@ -90,6 +90,20 @@ TEST(RmsNormalizationReference, RefusesWhatTheSpecForbids) {
              {"scale of shape [3]", "does not broadcast", "[2, 2]"});
 }
 
+TEST(RmsNormalizationReference, StashTypeOneSumsSquaresInFloat32sRange) {
+  // stash_type 1: the mean of squares is float32 (the function body's Cast to float), whose largest value is
+  // FLT_MAX = (2 - 2^-23) * 2^127 = 3.4028235e38. x = (2e19, 1): 2e19^2 = 4e38 > FLT_MAX, so the sum is +Inf,
+  // rms = Inf and y = x / Inf * scale = (0, 0). x = (1e19, 1e19): each square 1e38 (to float32's precision),
+  // sum 2e38 < FLT_MAX, mean 1e38, rms = 1e19 (epsilon vanishes): y = scale = (2, 3) within float32's rounding
+  // of 1e19 (relative 2^-24). stash_type 11 (double) keeps the exact value: y[0] = 2e19 / sqrt(2e38) * 2 = 2 sqrt 2.
+  const HostTensor big = f32({2}, {2e19f, 1.0f});
+  expect_near_all(rms_normalization(big, f32({2}, {2, 3}), {}).y, {0, 0}, 0);
+  expect_near_all(rms_normalization(f32({2}, {1e19f, 1e19f}), f32({2}, {2, 3}), {}).y, {2, 3}, 1e-6);
+  RmsNormalizationAttributes stash_double;
+  stash_double.stash_type = 11;
+  EXPECT_NEAR(rms_normalization(big, f32({2}, {2, 3}), stash_double).y[0], 2 * std::sqrt(2.0), 1e-6);
+}
+
 TEST(SkipSimplifiedLayerNormalizationReference, OneRowWithBiasByHand) {
   // input (1, 2) = (1, 2), skip (2, 2), bias (1, 0): s = (4, 4); epsilon 0: mean of squares 16, inv_std_var
   // 1/4; gamma (1, 3): y = (1, 3).
@@ -110,6 +124,24 @@ TEST(SkipSimplifiedLayerNormalizationReference, SkipBroadcastOverTheBatchByHand)
   expect_near_all(out.inv_std_var, {a, b}, 1e-12);
   expect_near_all(out.y, {2 * a, 3 * a, 4 * b, 5 * b}, 1e-12);
   EXPECT_EQ(out.inv_std_var_shape, (Shape{2, 1, 1}));
+}
+
+TEST(SkipSimplifiedLayerNormalizationReference, SumsInFloat32sRange) {
+  // ORT's kernel computes s and the sum of squares in float32 (FLT_MAX = 3.4028235e38). input (2e19, 0), skip 0:
+  // s = (2e19, 0), s^2 = 4e38 > FLT_MAX: the sum is +Inf, inv_std_var = 1 / sqrt(Inf) = 0, output = s * 0 = (0, 0).
+  // input (3e38, 1), skip (1e38, 0): s[0] = 4e38 overflows float32 to +Inf, so input_skip_bias_sum is (Inf, 1),
+  // inv_std_var 0 and output[0] = Inf * 0 = NaN, output[1] = 1 * 0 = 0.
+  const auto small = skip_simplified_layer_normalization(f32({1, 2}, {2e19f, 0}), f32({1, 2}, {0, 0}),
+                                                         f32({2}, {1, 1}), nullptr, 1e-5);
+  expect_near_all(small.inv_std_var, {0}, 0);
+  expect_near_all(small.y, {0, 0}, 0);
+  const auto big = skip_simplified_layer_normalization(f32({1, 2}, {3e38f, 1}), f32({1, 2}, {1e38f, 0}),
+                                                       f32({2}, {1, 1}), nullptr, 1e-5);
+  EXPECT_EQ(big.input_skip_bias_sum[0], INFINITY);
+  EXPECT_EQ(big.input_skip_bias_sum[1], 1);
+  EXPECT_EQ(big.inv_std_var[0], 0);
+  EXPECT_TRUE(std::isnan(big.y[0]));
+  EXPECT_EQ(big.y[1], 0);
 }
 
 TEST(SkipSimplifiedLayerNormalizationReference, RefusesWhatORTRefuses) {
@@ -212,6 +244,34 @@ TEST(NormalizationReferenceVsORT, RandomCasesOfBothOpsAgree) {
       expect_close(ref.input_skip_bias_sum, got.at("inputSkipBiasSum"), c.dtype, c.name + " inputSkipBiasSum");
     }
   }
+}
+
+TEST(NormalizationReferenceVsORT, SumsOfSquaresPastFloat32sRangeAgree) {
+  // Rows whose float32 sum of squares passes FLT_MAX (|x| = 2e19 > 1.84e19): ORT gives y = 0 there; rows just
+  // inside the range (1e19: squares 1e38, sums up to 3e38) stay finite.
+  std::vector<OrtCase> cases;
+  OrtCase r{"rms_range", "RMSNormalization", "ai.onnx", DType::kFloat32, {}, {"y"}};
+  r.inputs.emplace("x", f32({3, 3}, {2e19f, 1, -1, 1e19f, 1e19f, -1e19f, -3e19f, 0.5f, 0}));
+  r.inputs.emplace("scale", f32({3}, {1, -2, 3}));
+  cases.push_back(std::move(r));
+  OrtCase s{"skip_range", "SkipSimplifiedLayerNormalization", "com.microsoft", DType::kFloat32, {}, {"y", "invStdVar", "inputSkipBiasSum"}};
+  s.inputs.emplace("x", f32({2, 3}, {1e19f, 1e19f, 0, 1, 2, 3}));
+  s.inputs.emplace("skip", f32({2, 3}, {1e19f, 0, 1, 0, 0, 0}));
+  s.inputs.emplace("gamma", f32({3}, {1, 2, 3}));
+  cases.push_back(std::move(s));
+  const fs::path dir = fs::temp_directory_path() / ("wgk_norm_range_" + std::to_string(::getpid()));
+  const auto ort = run_ort(cases, dir);
+  fs::remove_all(dir);
+  const auto rms = rms_normalization(cases[0].inputs.at("x"), cases[0].inputs.at("scale"), {});
+  expect_close(rms.y, ort.at("rms_range").at("y"), DType::kFloat32, "rms_range y");
+  EXPECT_EQ(rms.y[0], 0);  // the first row overflows: the reference, like ORT, gives 0
+  const auto skip = skip_simplified_layer_normalization(cases[1].inputs.at("x"), cases[1].inputs.at("skip"),
+                                                        cases[1].inputs.at("gamma"), nullptr, 1e-5);
+  expect_close(skip.y, ort.at("skip_range").at("y"), DType::kFloat32, "skip_range y");
+  expect_close(skip.inv_std_var, ort.at("skip_range").at("invStdVar"), DType::kFloat32, "skip_range invStdVar");
+  expect_close(skip.input_skip_bias_sum, ort.at("skip_range").at("inputSkipBiasSum"), DType::kFloat32,
+               "skip_range inputSkipBiasSum");
+  EXPECT_EQ(skip.inv_std_var[0], 0);  // s = (2e19, 1e19, 1): 5e38 > FLT_MAX
 }
 #endif
 
