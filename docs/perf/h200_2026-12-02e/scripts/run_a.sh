@@ -5,16 +5,7 @@
 # Staging: scripts/h200_stage.sh .h200x build/tools/wgk/wgk build/bench/bench_copy_sweep; mkplace.py .h200x/place
 # and wgk metadata on it; carry .gl .h200x. On the device: bash docs/perf/h200_2026-12-02e/scripts/run_a.sh
 set -uo pipefail
-B=.h200x; source scripts/h200_env.sh
-R=/tmp/ra; mkdir -p $R; W=$B/wgk
-step() { echo "$(date -u +%H:%M:%S) $1" >> $R/steps.txt; }
-one() {  # name package-or-folder filter [tunables...]
-  local n=$1 p=$2 f=$3; shift 3
-  step "$n"
-  timeout 90 $W bench $p --filter $f "$@" --rounds 2 --spin-up-ms 300 --one-pass 20 --json $R/$n.json > $R/$n.txt 2>&1
-  echo "rc=$?" >> $R/$n.txt
-  echo "== $n $(grep '^rc=' $R/$n.txt)"; sed -n "/^one pass/,/ran,/p" $R/$n.txt | grep -v "^kernel\|^one pass\|ran," | cut -c1-170
-}
+R=/tmp/ra; LINE=1-170; source docs/perf/h200_2026-12-02e/scripts/common.sh
 step torch_copy_1; timeout 120 python3 bench/peers/torch_copy.py --mib 512,1024 > $R/torch_copy_1.txt 2>&1; cat $R/torch_copy_1.txt
 R4=webgpu-kernels/ai.onnx.RotaryEmbedding
 for run in 1 2; do for t in f32 f16; do one rope_auto_${t}_$run $R4 prefill_r4_b1_s65536_h32x128_$t; done; done

@@ -4,16 +4,7 @@
 # mkblock.py's head-order loop in blocks of 64 and 256 tokens; CUDA's copy of 512 MiB and 1 GiB in the same call.
 # Staging: as run_a.sh, plus mkslab.py .h200x/slab and mkblock.py .h200x/kb 64 256 (wgk metadata on each).
 set -uo pipefail
-B=.h200x; source scripts/h200_env.sh
-R=/tmp/rb; mkdir -p $R; W=$B/wgk
-step() { echo "$(date -u +%H:%M:%S) $1" >> $R/steps.txt; }
-one() {  # name package-or-folder filter [tunables...]
-  local n=$1 p=$2 f=$3; shift 3
-  step "$n"
-  timeout 90 $W bench $p --filter $f "$@" --rounds 2 --spin-up-ms 300 --one-pass 20 --json $R/$n.json > $R/$n.txt 2>&1
-  echo "rc=$?" >> $R/$n.txt
-  echo "== $n $(grep '^rc=' $R/$n.txt) $(sed -n "/^one pass/,/ran,/p" $R/$n.txt | grep -v "^kernel\|^one pass\|ran," | cut -c50-170)"
-}
+R=/tmp/rb; source docs/perf/h200_2026-12-02e/scripts/common.sh
 c=prefill_r4_b1_s65536_h32x128_f32
 one token_1 webgpu-kernels/ai.onnx.RotaryEmbedding $c
 S=$B/slab/ai.onnx.RotaryEmbedding

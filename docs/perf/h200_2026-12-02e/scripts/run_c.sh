@@ -4,16 +4,7 @@
 # NONE_ONLY=1 runs only the none/ rows (the first run's none/ package lost its cache bindings to the auto layout).
 # Staging: as run_a.sh and run_b.sh, then mkblock.py .h200x/kb 1024 and mkfloor.py .h200x/floor (wgk metadata on each).
 set -uo pipefail
-B=.h200x; source scripts/h200_env.sh
-R=/tmp/rc; mkdir -p $R; W=$B/wgk
-step() { echo "$(date -u +%H:%M:%S) $1" >> $R/steps.txt; }
-one() {  # name package-or-folder filter [tunables...]
-  local n=$1 p=$2 f=$3; shift 3
-  step "$n"
-  timeout 90 $W bench $p --filter $f "$@" --rounds 2 --spin-up-ms 300 --one-pass 20 --json $R/$n.json > $R/$n.txt 2>&1
-  echo "rc=$?" >> $R/$n.txt
-  echo "== $n $(grep '^rc=' $R/$n.txt) $(sed -n "/^one pass/,/ran,/p" $R/$n.txt | grep -v "^kernel\|^one pass\|ran," | cut -c50-170)"
-}
+R=/tmp/rc; source docs/perf/h200_2026-12-02e/scripts/common.sh
 F=$B/floor; P=ai.onnx.RotaryEmbedding
 [ "${NONE_ONLY:-0}" = 1 ] || one token_shipped webgpu-kernels/$P prefill_r4_b1_s65536_h32x128_f32
 for c in R65536_p8192 R65536_p65536; do
