@@ -3,6 +3,8 @@
 
 Llama-style rotary embedding: inv_freq[i] = theta^(-2i/d), angle[p, i] = p * inv_freq[i],
 cos/sin caches of shape (max_position, d/2); x is random normal, positions a prefill offset.
+The normalization ops: a residual stream and a layer's output of (batch, tokens, hidden) random normal values,
+a learned scale near 1 (random normal, sd 0.1, around 1) and a small bias.
 Needs numpy (Debian python3-numpy)."""
 import os
 import numpy as np
@@ -34,3 +36,16 @@ save("ai.onnx.RotaryEmbedding", x=x, cos=cos, sin=sin, positionIds=pos)
 cos, sin = caches(128, 32)
 x = rng.standard_normal((1, 16, 4 * 96)).astype(np.float32)
 save("com.microsoft.RotaryEmbedding", x=x, cos=cos, sin=sin, positionIds=np.array([40], dtype=np.int64))
+
+# ai.onnx RMSNormalization-23 over the last dim: x (2, 16, 256), scale (256); default axis, epsilon, stash_type.
+x = rng.standard_normal((2, 16, 256)).astype(np.float32)
+scale = (1 + 0.1 * rng.standard_normal(256)).astype(np.float32)
+save("ai.onnx.RMSNormalization", x=x, scale=scale)
+
+# com.microsoft SkipSimplifiedLayerNormalization: the residual add before a layer's RMS norm, x and skip
+# (2, 16, 256), gamma and bias (256); the main job asks for y and inputSkipBiasSum (the next residual).
+x = rng.standard_normal((2, 16, 256)).astype(np.float32)
+skip = rng.standard_normal((2, 16, 256)).astype(np.float32)
+gamma = (1 + 0.1 * rng.standard_normal(256)).astype(np.float32)
+bias = (0.01 * rng.standard_normal(256)).astype(np.float32)
+save("com.microsoft.SkipSimplifiedLayerNormalization", x=x, skip=skip, gamma=gamma, bias=bias)
