@@ -94,7 +94,9 @@ RmsNormalizationOutputs rms_normalization(const HostTensor& x, const HostTensor&
     double sum = 0;
     for (std::int64_t j = 0; j < n; ++j) {
       const double v = x.element(r * n + j);
-      sum += v * v;
+      // stash_type 1: each square is float32 (the function body's Mul after Cast to float): tiny ones underflow
+      // to 0 (|x| < 1e-23), huge ones overflow, as ORT and the kernels compute them.
+      sum += a.stash_type == 1 ? round_to_onnx_type(v * v, 1) : v * v;
     }
     // stash_type 1 computes the mean of squares in float32: past FLT_MAX it is infinite (1 / rms = 0).
     if (a.stash_type == 1) sum = float32_range(sum);

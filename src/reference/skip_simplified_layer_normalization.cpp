@@ -60,9 +60,12 @@ SkipSimplifiedLayerNormalizationOutputs skip_simplified_layer_normalization(cons
     double sum = 0;
     for (std::int64_t j = 0; j < h; ++j) {
       const std::int64_t i = r * h + j;
-      const double s = float32_range(x.element(i) + skip.element(i % skip_count) + (bias ? bias->element(j) : 0.0));
+      // (input + skip) + bias, each add rounded to float32, as ORT's kernel and ours compute them: cancellation
+      // (1 + 1e8 - 1e8 = 0) and an overflow that bias would undo (3e38 + 3e38 - 3e38 = Inf) come out as there.
+      const double xs = round_to_onnx_type(x.element(i) + skip.element(i % skip_count), 1);
+      const double s = bias ? round_to_onnx_type(xs + bias->element(j), 1) : xs;
       out.input_skip_bias_sum[static_cast<std::size_t>(i)] = s;
-      sum += s * s;
+      sum += round_to_onnx_type(s * s, 1);  // each square in float32: underflow (|s| < 1e-23) to 0 as there
     }
     const double inv = 1.0 / std::sqrt(float32_range(sum) / static_cast<double>(h) + epsilon);
     out.inv_std_var[static_cast<std::size_t>(r)] = inv;

@@ -5,9 +5,10 @@
 //   inv_std_var = 1 / sqrt(sum(s^2) / H + epsilon),   output = s * inv_std_var * gamma
 // input_skip_bias_sum is s. The ORT op's `mean` output (zeros for the simplified op) is not produced.
 // skip has input's shape, or broadcasts over the batch: (1, S, H) or (S, H) for a rank-3 input (B, S, H).
-// Inputs are read exactly (float16 widened); arithmetic is double with float32's range where ORT's kernel computes
-// in float32: s and the sum of squares past FLT_MAX are infinite (a sum of squares past it gives inv_std_var 0,
-// output 0, as ONNX Runtime 1.30's CPU provider gives).
+// Inputs are read exactly (float16 widened). Where ORT's kernel computes in float32 the reference rounds as it does:
+// s = (input + skip) + bias with each add rounded to float32 (so past FLT_MAX it is infinite), each square s^2
+// rounded to float32 (so tiny ones underflow to 0); their sum is exact, with float32's range (past FLT_MAX it is
+// infinite: inv_std_var 0, output 0, as ONNX Runtime 1.30's CPU provider gives); the rest is double.
 //
 // Inputs are validated before any element is read: a violation throws wgk::Error (kInvalidArgument)
 // naming the input, the rule and the values.

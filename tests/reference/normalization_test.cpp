@@ -104,6 +104,17 @@ TEST(RmsNormalizationReference, StashTypeOneSumsSquaresInFloat32sRange) {
   EXPECT_NEAR(rms_normalization(big, f32({2}, {2, 3}), stash_double).y[0], 2 * std::sqrt(2.0), 1e-6);
 }
 
+TEST(RmsNormalizationReference, StashTypeOneSquaresUnderflowAsFloat32s) {
+  // x = 1e-40 (a float32 subnormal): x^2 = 1e-80 is below float32's smallest subnormal (1.4e-45), so each square
+  // is 0 in float32, the mean is 0 and with epsilon 0 rms = 0: y = x / 0 * scale = +Inf. In double the squares
+  // would not vanish: y = x / 1e-40 = 1.
+  RmsNormalizationAttributes a;
+  a.epsilon = 0;
+  for (double y : rms_normalization(f32({4}, {1e-40f, 1e-40f, 1e-40f, 1e-40f}), f32({1}, {1}), a).y) EXPECT_EQ(y, INFINITY);
+  a.stash_type = 11;
+  expect_near_all(rms_normalization(f32({4}, {1e-40f, 1e-40f, 1e-40f, 1e-40f}), f32({1}, {1}), a).y, {1, 1, 1, 1}, 1e-12);
+}
+
 TEST(SkipSimplifiedLayerNormalizationReference, OneRowWithBiasByHand) {
   // input (1, 2) = (1, 2), skip (2, 2), bias (1, 0): s = (4, 4); epsilon 0: mean of squares 16, inv_std_var
   // 1/4; gamma (1, 3): y = (1, 3).
@@ -144,6 +155,26 @@ TEST(SkipSimplifiedLayerNormalizationReference, SumsInFloat32sRange) {
   EXPECT_EQ(big.y[1], 0);
 }
 
+TEST(SkipSimplifiedLayerNormalizationReference, AddsInFloat32AsORT) {
+  // s = (input + skip) + bias, each add in float32. input (1, 1), skip (1e8, 0), bias (-1e8, 0): 1 + 1e8 rounds
+  // to 1e8 (float32's spacing there is 8), minus 1e8 is 0, so s = (0, 1) (exactly: (1, 1)); epsilon 0: mean of
+  // squares 1/2, inv_std_var = sqrt 2, output = (0, sqrt 2). input (3e38, 1), skip (3e38, 0), bias (-3e38, 0):
+  // 3e38 + 3e38 overflows to +Inf before bias is added, so s = (Inf, 1), inv_std_var 0, output (NaN, 0).
+  const HostTensor bias = f32({2}, {-1e8f, 0});
+  const auto cancel = skip_simplified_layer_normalization(f32({1, 2}, {1, 1}), f32({1, 2}, {1e8f, 0}), f32({2}, {1, 1}),
+                                                          &bias, 0.0);
+  expect_near_all(cancel.input_skip_bias_sum, {0, 1}, 0);
+  expect_near_all(cancel.inv_std_var, {std::sqrt(2.0)}, 1e-12);
+  expect_near_all(cancel.y, {0, std::sqrt(2.0)}, 1e-12);
+  const HostTensor undo = f32({2}, {-3e38f, 0});
+  const auto over = skip_simplified_layer_normalization(f32({1, 2}, {3e38f, 1}), f32({1, 2}, {3e38f, 0}), f32({2}, {1, 1}),
+                                                        &undo, 0.0);
+  EXPECT_EQ(over.input_skip_bias_sum[0], INFINITY);
+  EXPECT_EQ(over.inv_std_var[0], 0);
+  EXPECT_TRUE(std::isnan(over.y[0]));
+  EXPECT_EQ(over.y[1], 0);
+}
+
 TEST(SkipSimplifiedLayerNormalizationReference, RefusesWhatORTRefuses) {
   // The rules and wording of ORT 1.30's CPU provider (seen running it: "input is expected to have 3 or 2
   // dimensions, got 4", "last two dimensions of skip needs to be same as input").
@@ -174,14 +205,15 @@ std::vector<double> doubles(const HostTensor& t) {
 }
 
 // ORT computes in float32 and rounds once to T: the reference (double) agrees within float32 error
-// (1e-5 relative for rows up to 512) for f32, and within half an f16 unit (2^-11 relative) for f16.
+// (1e-5 relative for rows up to 512) for f32, and within half an f16 unit (2^-11 relative) for f16; equal
+// infinities and NaN against NaN match.
 void expect_close(const std::vector<double>& ref, const HostTensor& ort, DType dtype, const std::string& what) {
   ASSERT_EQ(ref.size(), static_cast<std::size_t>(ort.numel())) << what;
   const double rel = dtype == DType::kFloat32 ? 1e-5 : 1e-3, abs = dtype == DType::kFloat32 ? 1e-6 : 1e-5;
   const std::vector<double> o = doubles(ort);
   int bad = 0;
   for (std::size_t i = 0; i < ref.size() && bad < 5; ++i)
-    if (!(std::abs(ref[i] - o[i]) <= abs + rel * std::abs(o[i]))) {
+    if (!(ref[i] == o[i] || (std::isnan(ref[i]) && std::isnan(o[i])) || std::abs(ref[i] - o[i]) <= abs + rel * std::abs(o[i]))) {
       ADD_FAILURE() << what << " element " << i << ": reference " << ref[i] << ", ORT " << o[i];
       ++bad;
     }
@@ -259,6 +291,17 @@ TEST(NormalizationReferenceVsORT, SumsOfSquaresPastFloat32sRangeAgree) {
   s.inputs.emplace("skip", f32({2, 3}, {1e19f, 0, 1, 0, 0, 0}));
   s.inputs.emplace("gamma", f32({3}, {1, 2, 3}));
   cases.push_back(std::move(s));
+  OrtCase u{"rms_underflow", "RMSNormalization", "ai.onnx", DType::kFloat32, {}, {"y"}};
+  u.inputs.emplace("x", f32({2, 4}, {1e-40f, -1e-40f, 1e-40f, 2e-40f, 1e-15f, 1e-30f, 0, 1e-40f}));
+  u.inputs.emplace("scale", f32({4}, {1, 2, 3, 4}));
+  u.epsilon = 0;
+  cases.push_back(std::move(u));
+  OrtCase c{"skip_float32_adds", "SkipSimplifiedLayerNormalization", "com.microsoft", DType::kFloat32, {}, {"y", "invStdVar", "inputSkipBiasSum"}};
+  c.inputs.emplace("x", f32({2, 3}, {1, 1, 3e38f, 0.1f, 1000.5f, -7}));
+  c.inputs.emplace("skip", f32({2, 3}, {1e8f, 0, 3e38f, 0.2f, 2000.25f, 7}));
+  c.inputs.emplace("bias", f32({3}, {-1e8f, 0.5f, -3e38f}));
+  c.inputs.emplace("gamma", f32({3}, {1, 1, 1}));
+  cases.push_back(std::move(c));
   const fs::path dir = fs::temp_directory_path() / ("wgk_norm_range_" + std::to_string(::getpid()));
   const auto ort = run_ort(cases, dir);
   fs::remove_all(dir);
@@ -272,6 +315,21 @@ TEST(NormalizationReferenceVsORT, SumsOfSquaresPastFloat32sRangeAgree) {
   expect_close(skip.input_skip_bias_sum, ort.at("skip_range").at("inputSkipBiasSum"), DType::kFloat32,
                "skip_range inputSkipBiasSum");
   EXPECT_EQ(skip.inv_std_var[0], 0);  // s = (2e19, 1e19, 1): 5e38 > FLT_MAX
+  // squares that underflow in float32 (epsilon 0): ORT's y is +-Inf where the whole row's squares vanish
+  RmsNormalizationAttributes eps0;
+  eps0.epsilon = 0;
+  const auto under = rms_normalization(cases[2].inputs.at("x"), cases[2].inputs.at("scale"), eps0);
+  expect_close(under.y, ort.at("rms_underflow").at("y"), DType::kFloat32, "rms_underflow y");
+  EXPECT_EQ(under.y[0], INFINITY);
+  // (input + skip) + bias in float32: cancellation and an overflow the bias would undo, as ORT
+  const auto adds = skip_simplified_layer_normalization(cases[3].inputs.at("x"), cases[3].inputs.at("skip"),
+                                                        cases[3].inputs.at("gamma"), &cases[3].inputs.at("bias"), 1e-5);
+  for (const char* out : {"y", "invStdVar", "inputSkipBiasSum"}) {
+    const auto& ref = std::string(out) == "y" ? adds.y : std::string(out) == "invStdVar" ? adds.inv_std_var : adds.input_skip_bias_sum;
+    expect_close(ref, ort.at("skip_float32_adds").at(out), DType::kFloat32, std::string("skip_float32_adds ") + out);
+  }
+  EXPECT_EQ(adds.input_skip_bias_sum[0], 0);         // 1 + 1e8 - 1e8 in float32
+  EXPECT_EQ(adds.input_skip_bias_sum[2], INFINITY);  // 3e38 + 3e38 - 3e38 in float32
 }
 #endif
 
