@@ -7,7 +7,8 @@
 // Inputs are read exactly (float16 widened); arithmetic is double. stash_type 1 (float32): each square rounded to
 // float32 (tiny ones underflow to 0), their sum exact with float32's range (past FLT_MAX it is infinite, so y = 0,
 // NaN where x is infinite, as ONNX Runtime 1.30's CPU provider gives; with epsilon 0 a row of squares that all
-// underflow gives +-Inf, as there); 11 (double): exact. stash_type 10 (float16) and 16 (bfloat16) as the function body computes stage one in that type:
+// underflow gives +-Inf, as there); 11 (double): exact. stash_type 10 (float16) and 16 (bfloat16) as the
+// function body computes stage one in that type:
 // XU = x rounded to it, each XU^2 rounded, their mean (exact, then rounded), mean + epsilon (epsilon rounded
 // to it) rounded, its sqrt RMS rounded, XU / RMS rounded; y = that * scale (exact: the caller rounds y to T).
 // Another stash_type is an error (the function body admits only these four).

@@ -219,6 +219,23 @@ void expect_close(const std::vector<double>& ref, const HostTensor& ort, DType d
     }
 }
 
+// The Skip reference of case `c` against ORT's outputs `got`: y, and invStdVar (shape, float32) and
+// inputSkipBiasSum where ORT was asked for them. Returns the reference.
+reference::SkipSimplifiedLayerNormalizationOutputs expect_skip_close(const OrtCase& c,
+                                                                     const std::map<std::string, HostTensor>& got) {
+  auto bias = c.inputs.find("bias");
+  auto ref = skip_simplified_layer_normalization(c.inputs.at("x"), c.inputs.at("skip"), c.inputs.at("gamma"),
+                                                 bias == c.inputs.end() ? nullptr : &bias->second, c.epsilon);
+  expect_close(ref.y, got.at("y"), c.dtype, c.name + " y");
+  if (got.count("invStdVar")) {
+    EXPECT_EQ(got.at("invStdVar").shape, ref.inv_std_var_shape) << c.name;
+    EXPECT_EQ(got.at("invStdVar").dtype, DType::kFloat32) << c.name;
+    expect_close(ref.inv_std_var, got.at("invStdVar"), DType::kFloat32, c.name + " invStdVar");
+    expect_close(ref.input_skip_bias_sum, got.at("inputSkipBiasSum"), c.dtype, c.name + " inputSkipBiasSum");
+  }
+  return ref;
+}
+
 TEST(NormalizationReferenceVsORT, RandomCasesOfBothOpsAgree) {
   std::mt19937 rng(20261201);
   std::vector<OrtCase> cases;
@@ -265,16 +282,7 @@ TEST(NormalizationReferenceVsORT, RandomCasesOfBothOpsAgree) {
       expect_close(rms_normalization(c.inputs.at("x"), c.inputs.at("scale"), a).y, got.at("y"), c.dtype, c.name + " y");
       continue;
     }
-    auto bias = c.inputs.find("bias");
-    const auto ref = skip_simplified_layer_normalization(c.inputs.at("x"), c.inputs.at("skip"), c.inputs.at("gamma"),
-                                                         bias == c.inputs.end() ? nullptr : &bias->second, c.epsilon);
-    expect_close(ref.y, got.at("y"), c.dtype, c.name + " y");
-    if (got.count("invStdVar")) {
-      EXPECT_EQ(got.at("invStdVar").shape, ref.inv_std_var_shape) << c.name;
-      EXPECT_EQ(got.at("invStdVar").dtype, DType::kFloat32) << c.name;
-      expect_close(ref.inv_std_var, got.at("invStdVar"), DType::kFloat32, c.name + " invStdVar");
-      expect_close(ref.input_skip_bias_sum, got.at("inputSkipBiasSum"), c.dtype, c.name + " inputSkipBiasSum");
-    }
+    expect_skip_close(c, got);
   }
 }
 
@@ -308,12 +316,7 @@ TEST(NormalizationReferenceVsORT, SumsOfSquaresPastFloat32sRangeAgree) {
   const auto rms = rms_normalization(cases[0].inputs.at("x"), cases[0].inputs.at("scale"), {});
   expect_close(rms.y, ort.at("rms_range").at("y"), DType::kFloat32, "rms_range y");
   EXPECT_EQ(rms.y[0], 0);  // the first row overflows: the reference, like ORT, gives 0
-  const auto skip = skip_simplified_layer_normalization(cases[1].inputs.at("x"), cases[1].inputs.at("skip"),
-                                                        cases[1].inputs.at("gamma"), nullptr, 1e-5);
-  expect_close(skip.y, ort.at("skip_range").at("y"), DType::kFloat32, "skip_range y");
-  expect_close(skip.inv_std_var, ort.at("skip_range").at("invStdVar"), DType::kFloat32, "skip_range invStdVar");
-  expect_close(skip.input_skip_bias_sum, ort.at("skip_range").at("inputSkipBiasSum"), DType::kFloat32,
-               "skip_range inputSkipBiasSum");
+  const auto skip = expect_skip_close(cases[1], ort.at("skip_range"));
   EXPECT_EQ(skip.inv_std_var[0], 0);  // s = (2e19, 1e19, 1): 5e38 > FLT_MAX
   // squares that underflow in float32 (epsilon 0): ORT's y is +-Inf where the whole row's squares vanish
   RmsNormalizationAttributes eps0;
@@ -322,12 +325,7 @@ TEST(NormalizationReferenceVsORT, SumsOfSquaresPastFloat32sRangeAgree) {
   expect_close(under.y, ort.at("rms_underflow").at("y"), DType::kFloat32, "rms_underflow y");
   EXPECT_EQ(under.y[0], INFINITY);
   // (input + skip) + bias in float32: cancellation and an overflow the bias would undo, as ORT
-  const auto adds = skip_simplified_layer_normalization(cases[3].inputs.at("x"), cases[3].inputs.at("skip"),
-                                                        cases[3].inputs.at("gamma"), &cases[3].inputs.at("bias"), 1e-5);
-  for (const char* out : {"y", "invStdVar", "inputSkipBiasSum"}) {
-    const auto& ref = std::string(out) == "y" ? adds.y : std::string(out) == "invStdVar" ? adds.inv_std_var : adds.input_skip_bias_sum;
-    expect_close(ref, ort.at("skip_float32_adds").at(out), DType::kFloat32, std::string("skip_float32_adds ") + out);
-  }
+  const auto adds = expect_skip_close(cases[3], ort.at("skip_float32_adds"));
   EXPECT_EQ(adds.input_skip_bias_sum[0], 0);         // 1 + 1e8 - 1e8 in float32
   EXPECT_EQ(adds.input_skip_bias_sum[2], INFINITY);  // 3e38 + 3e38 - 3e38 in float32
 }
