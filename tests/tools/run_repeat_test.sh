@@ -31,5 +31,5 @@ EOF
 cat "$tmp/out"
 grep -q "^variant: row_packed$" "$tmp/out"
 grep -q "repeat [0-9.e+-]* ms per call over 40 calls (upload + run, each waited for, wall clock)" "$tmp/out"
-grep -q "^error:   y: max abs .*: ok at tolerance" "$tmp/out"
+grep -q "^check:   y: max abs .*: ok at tolerance" "$tmp/out"
 echo "run_repeat_test: ok"

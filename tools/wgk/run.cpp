@@ -168,10 +168,10 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       rejected = e.what();
     }
     if (!rejected.empty()) {
-      std::cout << "error:   FAIL: the CPU reference rejected the call the kernel ran: " << rejected << "\n";
+      std::cout << "check:   FAIL: the CPU reference rejected the call the kernel ran: " << rejected << "\n";
       ok = false;
     } else if (!expected) {
-      std::cout << "error:   not compared: no CPU reference for " << contract.domain << "::" << contract.name
+      std::cout << "check:   not compared: no CPU reference for " << contract.domain << "::" << contract.name
                 << " (test with expected outputs: wgk test, case folders)\n";
     } else {
       std::string problems;
@@ -185,14 +185,14 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
       };
       for (const auto& oc : compare_outputs(results, *expected, tolerance, &problems)) {
         const auto& cmp = oc.comparison;
-        std::cout << "error:   " << oc.name << ": max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
+        std::cout << "check:   " << oc.name << ": max abs " << cmp.max_abs_error << ", max rel " << cmp.max_rel_error
                   << " against the CPU reference (double, rounded to " << dtype_name(results.at(oc.name).dtype)
                   << "): " << (cmp.ok() ? "ok" : "FAIL") << " at tolerance " << oc.tolerance.abs
                   << (oc.tolerance.rel > 0 ? " + " + std::to_string(oc.tolerance.rel) + " |expected|" : std::string()) << "\n";
         if (!cmp.ok()) std::cout << "         " << cmp.summary() << "\n";
         ok = ok && cmp.ok();
       }
-      if (!problems.empty()) std::cout << "error:   " << problems << "\n";
+      if (!problems.empty()) std::cout << "check:   " << problems << "\n";
       ok = ok && problems.empty();
     }
     return ok ? 0 : 1;
