@@ -6,9 +6,9 @@
 # branch never taken (mkskew.py's _none). From the repository root:
 #   python3 docs/perf/h200_2026-12-02f/scripts/mkhoist.py .h200x/ho G[:none] ... (e.g. 8 4 16 8:none)
 # then build/tools/wgk/wgk metadata on each folder printed; run with ROW_ORDER=token.
-import json, shutil, sys
+import sys
+from scratch import QUAD, copy_package, without_cache_loads
 out = sys.argv[1]
-src = 'kernels/ai.onnx.RotaryEmbedding'
 old = '''      for (var n = 0u; n < {{ headGroup }}u; n++) {
         quadRow{{ at }}(row0 * params.headVec4 + (firstHead + n) * headStride, k, c, s);
       }
@@ -36,31 +36,12 @@ for spec in sys.argv[2:]:
     parts = spec.split(':')
     G, none = int(parts[0]), len(parts) > 1
     d = f'{out}/g{G}{"_none" if none else ""}/ai.onnx.RotaryEmbedding'
-    shutil.rmtree(d, ignore_errors=True); shutil.copytree(src, d)
-    w = d + '/build/webgpu/'
-    m = json.load(open(w + 'manifest.json'))
-    hg = m['derive']['headGroup']
-    assert hg.startswith('(8 if headCount % 8 == 0 else headCount)'), hg
-    m['derive']['headGroup'] = hg.replace('(8 if headCount % 8 == 0', f'({G} if headCount % {G} == 0', 1)
-    json.dump(m, open(w + 'manifest.json', 'w'), indent=1)
-    f = w + 'rotary-embedding-quad.wgsl.jinja'
+    w = copy_package(d, G)
+    f = w + QUAD
     t = open(f).read()
     assert t.count(old) == 1
     t = t.replace(old, new)
     if none:
-        for a, b in (('vec4<f32>(cos_cache[ci])', 'cosAt(ci)'), ('vec4<f32>(sin_cache[ci])', 'sinAt(ci)')):
-            assert t.count(a) == 2, a
-            t = t.replace(a, b)
-        inc = '{% include "cache-row.wgsl.jinja" %}\n'
-        assert t.count(inc) == 1
-        t = t.replace(inc, inc + '''fn cosAt(i: u32) -> vec4<f32> {
-  if (i == 0xffffffffu) { return vec4<f32>(cos_cache[0]); }
-  return vec4<f32>(1.0);
-}
-fn sinAt(i: u32) -> vec4<f32> {
-  if (i == 0xffffffffu) { return vec4<f32>(sin_cache[0]); }
-  return vec4<f32>(0.0);
-}
-''')
+        t = without_cache_loads(t)
     open(f, 'w').write(t)
     print(d)
