@@ -181,7 +181,6 @@ std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& p
     invalid(op, "cos_cache must be rank 2 (max_sequence_length, rotary_dim / 2), got shape " + shape_string(cos.shape));
   if (attributes.num_heads < 0) invalid(op, "num_heads must be >= 0, got " + str(attributes.num_heads));
   Geometry g;
-  std::int64_t rank3_heads = attributes.num_heads;
   if (x.shape.size() == 3 && attributes.num_heads == 0) {
     // ORT contrib spec: num_heads = 0 takes the head size from the cache width; partial rotation needs num_heads.
     if (attributes.rotary_embedding_dim != 0)
@@ -190,9 +189,14 @@ std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& p
     if (head_size == 0 || x.shape[2] % head_size != 0)
       invalid(op, "with num_heads = 0 the head size is 2 * cos_cache.shape[1] = " + str(head_size) +
                       ", which must be positive and divide the hidden size " + str(x.shape[2]));
-    rank3_heads = x.shape[2] / head_size;
+    // Set here rather than by shape_from_x: an empty hidden size gives 0 heads of head_size, an empty call.
+    g.batch = x.shape[0];
+    g.seq = x.shape[1];
+    g.heads = x.shape[2] / head_size;
+    g.head_size = head_size;
+  } else {
+    shape_from_x(op, x, attributes.num_heads, g);
   }
-  shape_from_x(op, x, rank3_heads, g);
   rotary_dim_from(op, attributes.rotary_embedding_dim, g);
   check_cache_width(op, cos, g);
   const std::int64_t width = g.rotary_dim / 2;

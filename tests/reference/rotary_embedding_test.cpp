@@ -203,6 +203,17 @@ TEST(RotaryReference, EmptyMicrosoftCallOnEmptyCacheIsValid) {
   EXPECT_THROW(rotary_embedding_ms(x, i64({1}, {-1}), cache, cache, a), Error);
 }
 
+TEST(RotaryReference, MicrosoftRankThreeEmptyHiddenWithoutNumHeadsIsValid) {
+  // ORT contrib spec: num_heads = 0 takes head_size = 2 * cos_cache.shape[1] = 8 here, so a hidden size of 0
+  // is 0 / 8 = 0 heads: x (2, 3, 0) gives an empty y (the contract and the kernel accept it; a breaker found
+  // the reference refusing it as "num_heads must be positive"). A hidden size of 4 is still refused.
+  const HostTensor x = f32({2, 3, 0}, {});
+  const HostTensor cache = f32({50, 4}, std::vector<float>(200));
+  EXPECT_TRUE(rotary_embedding_ms(x, i64({1}, {0}), cache, cache, attrs()).empty());
+  expect_invalid([&] { rotary_embedding_ms(f32({2, 3, 4}, std::vector<float>(24)), i64({1}, {0}), cache, cache, attrs()); },
+                 {"2 * cos_cache.shape[1] = 8", "hidden size 4"});
+}
+
 // The plug-ins of both ops are registered without any tool naming them (src/reference/op.h), and an op
 // without one is kNotFound.
 TEST(OpPlugins, BothRotaryOpsRegisteredUnknownOpIsNotFound) {
