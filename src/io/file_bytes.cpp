@@ -9,9 +9,23 @@
 
 namespace wgk::io {
 
+std::string special_file_kind(const std::filesystem::file_status& status) {
+  switch (status.type()) {
+    case std::filesystem::file_type::fifo: return "a named pipe (FIFO)";
+    case std::filesystem::file_type::socket: return "a socket";
+    case std::filesystem::file_type::block:
+    case std::filesystem::file_type::character: return "a device";
+    default: return "not a plain file";
+  }
+}
+
 std::ifstream open_file(const std::filesystem::path& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(ErrorKind::kIo, path.string() + ": a folder, not a file");
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) throw Error(ErrorKind::kIo, path.string() + ": a folder, not a file");
+  // A named pipe with no writer would block open() for ever; devices and sockets are not files either.
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw Error(ErrorKind::kIo, path.string() + ": " + special_file_kind(status) + ", not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::kIo, path.string() + ": cannot open for reading (" + std::strerror(errno) + ")");
   return in;

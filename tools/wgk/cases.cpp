@@ -13,6 +13,7 @@
 
 #include "contract/contract.h"
 #include "plan/plan.h"
+#include "io/file_bytes.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "reference/op.h"
@@ -340,14 +341,18 @@ std::string input_label(const contract::Input& in) {
   return "input " + in.name + (in.onnx_name.empty() || in.onnx_name == in.name ? "" : " (" + in.onnx_name + ")");
 }
 
-// A folder where an input's file should be: refused naming `what` (the input, or the .safetensors of named tensors)
-// and what an input file is (before: the reader's "PATH: a folder, not a file", naming no input).
-void not_a_folder(const std::filesystem::path& file, const std::string& what, const std::string& source) {
+// A folder (or a named pipe, socket or device) where an input's file should be: refused naming `what` (the input,
+// or the .safetensors of named tensors) and what an input file is (before: the reader's "PATH: a folder, not a
+// file", naming no input; a FIFO without a writer blocked for ever).
+void refuse_unless_regular_file(const std::filesystem::path& file, const std::string& what, const std::string& source) {
   std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw Error(ErrorKind::kInvalidArgument, source + ": " + what +
-                                                 ": a folder, not a file (an input file is a .npy file, or a "
-                                                 ".safetensors file holding named tensors)");
+  const std::filesystem::file_status status = std::filesystem::status(file, ec);
+  if (!std::filesystem::exists(status) || std::filesystem::is_regular_file(status)) return;
+  throw Error(ErrorKind::kInvalidArgument,
+              source + ": " + what + ": " +
+                  (std::filesystem::is_directory(status) ? std::string("a folder, not a file")
+                                                         : io::special_file_kind(status) + ", not a regular file") +
+                  " (an input file is a .npy file, or a .safetensors file holding named tensors)");
 }
 
 // Throws the contract's rule when `dtype` (numpy's name of a file's dtype) is not one `input`'s type constraint
@@ -390,7 +395,7 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
                           const std::string& source) {
   known_input(contract, input, source);
   const std::string label = input_label(*contract.find_input(input));
-  not_a_folder(file, label, source);
+  refuse_unless_regular_file(file, label, source);
   // The reader's errors (a missing file, not a .npy, a truncated one) name the file only: the input too.
   const auto named = [&](auto read) {
     try {
@@ -415,7 +420,7 @@ void check_case_input_dtypes(const contract::Contract& contract, const nlohmann:
 
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source) {
-  not_a_folder(file, "a .safetensors file of named inputs", source);
+  refuse_unless_regular_file(file, "a .safetensors file of named inputs", source);
   const std::map<std::string, std::string> dtypes = io::read_safetensors_dtype_names(file);
   for (const auto& [name, dtype] : dtypes) known_input(contract, name, source + " tensor '" + name + "'");
   for (const auto& [name, dtype] : dtypes)
