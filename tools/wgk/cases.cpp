@@ -621,6 +621,54 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
   return c;
 }
 
+namespace {
+
+// A case's file: a relative path inside its folder (no "..", not absolute; ../shared/cases/README.md: the folder
+// holds the call), else refused naming the field.
+std::filesystem::path case_file(const std::filesystem::path& folder, const nlohmann::json& file, const std::string& field) {
+  if (!file.is_string() || file.get<std::string>().empty())
+    throw Error(ErrorKind::kInvalidArgument, field + ": must be a file name inside the case folder, got " + file.dump());
+  const std::filesystem::path rel(file.get<std::string>());
+  bool up = false;
+  for (const auto& part : rel) up = up || part == "..";
+  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory() || up)
+    throw Error(ErrorKind::kInvalidArgument, field + ": \"" + rel.string() +
+                                                 "\" leaves the case folder (a case's files are paths inside its folder)");
+  return folder / rel;
+}
+
+// case.json's descriptive `dtype` (the case's T: the dtype of the contract's first input and of every input of
+// that type constraint) and `shapes` (each input's shape) must be what the files hold; before, a case labelled
+// float16 over float32 files, or with shapes no file has, passed.
+void check_stated_dtype_and_shapes(const nlohmann::json& j, const contract::Contract& contract,
+                                   const Tensors& inputs, const std::string& at) {
+  if (j.contains("dtype") && !contract.inputs.empty()) {
+    const auto stated = j["dtype"].is_string() ? parse_dtype(j["dtype"].get<std::string>()) : std::nullopt;
+    if (!stated) throw Error(ErrorKind::kInvalidArgument, at + "dtype: unknown dtype " + j["dtype"].dump() + " (float32, float16, int64, uint32)");
+    const std::string& t = contract.inputs.front().dtype;
+    for (const auto& [name, tensor] : inputs) {
+      const contract::Input* in = contract.find_input(name);
+      if (in && in->dtype == t && tensor.dtype != *stated)
+        throw Error(ErrorKind::kInvalidArgument, at + "dtype is " + std::string(dtype_name(*stated)) + " but inputs." + name +
+                                                     "'s file holds " + std::string(dtype_name(tensor.dtype)) + " (the case's " +
+                                                     t + ", the type of input " + contract.inputs.front().name + ")");
+    }
+  }
+  if (!j.contains("shapes")) return;
+  if (!j["shapes"].is_object()) throw Error(ErrorKind::kInvalidArgument, at + "shapes: must be an object of input: shape");
+  for (const auto& [name, value] : j["shapes"].items()) {
+    const Shape stated = shape_from_json(value, at + "shapes." + name);
+    const auto it = inputs.find(name);
+    if (it == inputs.end())
+      throw Error(ErrorKind::kInvalidArgument, at + "shapes." + name + ": the case has no input " + name);
+    if (it->second.shape != stated)
+      throw Error(ErrorKind::kInvalidArgument, at + "shapes." + name + " is " + shape_string(stated) + " but inputs." + name +
+                                                   "'s file holds " + shape_string(it->second.shape));
+  }
+}
+
+}  // namespace
+
 Case case_from_folder(const std::filesystem::path& folder,
                       const std::function<const contract::Contract&(const std::string& kernel)>& contract_of) {
   std::ifstream in(folder / "case.json");
@@ -636,9 +684,11 @@ Case case_from_folder(const std::filesystem::path& folder,
   try {  // a key missing or of the wrong type: an error naming the file, not an escaped json exception
   c.kernel = j.value("kernel", "");
   c.why = j.value("oracle", "");
+  const std::string at = (folder / "case.json").string() + " ";
+  const contract::Contract& contract = contract_of(c.kernel);
   for (const auto& [name, file] : j.at("inputs").items())
-    c.inputs[name] = read_input_npy(contract_of(c.kernel), name, folder / file.get<std::string>(),
-                                    (folder / "case.json").string() + " inputs." + name);
+    c.inputs[name] = read_input_npy(contract, name, case_file(folder, file, at + "inputs." + name), at + "inputs." + name);
+  check_stated_dtype_and_shapes(j, contract, c.inputs, at);
   if (j.contains("attributes") && !j["attributes"].is_object())
     throw Error(ErrorKind::kInvalidArgument, "\"attributes\" must be an object of name: value");
   const nlohmann::json attributes = j.value("attributes", nlohmann::json::object());
@@ -646,9 +696,11 @@ Case case_from_folder(const std::filesystem::path& folder,
     c.attrs[name] = attribute_from_json(value, c.name + ".attributes." + name);
   if (!j.at("expected").is_object() || j["expected"].empty())
     throw Error(ErrorKind::kInvalidArgument, "\"expected\" must name at least one output: {\"y\": \"y.npy\"}");
+  std::map<std::string, DType, std::less<>> expected_dtypes;
   for (const auto& [name, file] : j["expected"].items()) {
-    const HostTensor t = io::read_npy(folder / file.get<std::string>());
+    const HostTensor t = io::read_npy(case_file(folder, file, at + "expected." + name));
     c.expected[name] = {t.shape, reference::to_doubles(t)};
+    expected_dtypes[name] = t.dtype;
     c.outputs.push_back(name);  // a case asks for exactly the outputs it expects
   }
   // Without the case's own tolerance: the RotaryEmbedding cases of ../shared/cases, float32 from ONNX / ONNX
@@ -672,6 +724,14 @@ Case case_from_folder(const std::filesystem::path& folder,
       if (!d) throw Error(ErrorKind::kInvalidArgument, "output_dtypes." + k + ": unknown dtype " + v.dump());
       c.output_dtypes[k] = *d;
     }
+  // An expected file states its output's dtype (before: a float16 file for a float32 output was converted and
+  // compared, a tolerance failure instead of a dtype mismatch); output_dtypes, when given, must agree with it.
+  for (const auto& [k, dtype] : expected_dtypes) {
+    const auto [it, added] = c.output_dtypes.emplace(k, dtype);
+    if (!added && it->second != dtype)
+      throw Error(ErrorKind::kInvalidArgument, at + "output_dtypes." + k + " is " + std::string(dtype_name(it->second)) +
+                                                   " but expected." + k + "'s file holds " + std::string(dtype_name(dtype)));
+  }
   const nlohmann::json tunables = j.value("tunables", nlohmann::json::object());
   for (const auto& [name, value] : tunables.items())
     c.tunables[name] = attribute_from_json(value, c.name + ".tunables." + name);
