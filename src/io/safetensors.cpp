@@ -5,6 +5,8 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "io/file_bytes.h"
@@ -44,7 +46,21 @@ nlohmann::json parse_header(std::span<const std::byte> bytes, std::string_view s
   const auto* text = reinterpret_cast<const char*>(bytes.data() + kPrefix);
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(text, text + header_len);
+    // nlohmann keeps the last of two equal keys; the safetensors crate refuses such a file (its offsets then
+    // leave a hole: safetensors issue #401), so a repeated tensor name (top-level key) is refused by name.
+    int depth = 0;
+    std::set<std::string> names;
+    std::optional<std::string> repeated;
+    const auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      if (event == nlohmann::json::parse_event_t::object_start) ++depth;
+      if (event == nlohmann::json::parse_event_t::object_end) --depth;
+      if (event == nlohmann::json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second &&
+          !repeated)
+        repeated = parsed.get<std::string>();
+      return true;
+    };
+    header = nlohmann::json::parse(text, text + header_len, callback);
+    if (repeated) fail(source, ".safetensors header names tensor '" + *repeated + "' twice (each name must be unique)");
   } catch (const nlohmann::json::exception& e) {
     fail(source, std::string(".safetensors header is not valid JSON: ") + e.what());
   }

@@ -152,6 +152,9 @@ TEST(Safetensors, RejectsMalformedFiles) {
                   {"[8, 12)", "hole before tensor 'b'"});
   expect_io_error(file_with("{" + entry("a", "F32", "[2]", 0, 8) + "}", 12), {"12 bytes", "cover only [0, 8)"});
   expect_io_error(file_with("{\"__metadata__\": {\"k\": 3}}", 0), {"__metadata__.k is not a string"});
+  // A name given twice (nlohmann would keep the last entry; the safetensors crate refuses the file, issue #401).
+  expect_io_error(file_with("{" + entry("x", "F32", "[2]", 0, 8) + ", " + entry("x", "F32", "[1]", 0, 4) + "}", 8),
+                  {"names tensor 'x' twice"});
   expect_io_error(file_with("{" + entry("a", "F32", "[4611686018427387904, 4]", 0, 8) + "}", 8), {"tensor 'a'", "2^62"});
 }
 
