@@ -351,9 +351,14 @@ void check_range_element(std::string_view input, const Shape& shape, std::int64_
   if (value < range.min || value > range.max)
     throw Error(ErrorKind::kInvalidArgument,
                 "input " + element_text(input, shape, index, value) + " is out of range: " +
-                    (value < range.min ? "below " + std::to_string(range.min) : "above " + std::to_string(range.max)) +
-                    "; it must lie in [" + std::to_string(range.min) + ", " + std::to_string(range.max) +
-                    "] (valueRange: min " + std::string(range.min_text) + " = " + std::to_string(range.min) + ", max " +
+                    // An empty range (e.g. a cache of fewer rows than the call's tokens) allows no value at all.
+                    (range.max < range.min ? "no value is allowed, the range [" + std::to_string(range.min) + ", " +
+                                                 std::to_string(range.max) + "] is empty (max < min) for these shapes"
+                     : value < range.min   ? "below " + std::to_string(range.min) + "; it must lie in [" +
+                                               std::to_string(range.min) + ", " + std::to_string(range.max) + "]"
+                                           : "above " + std::to_string(range.max) + "; it must lie in [" +
+                                               std::to_string(range.min) + ", " + std::to_string(range.max) + "]") +
+                    " (valueRange: min " + std::string(range.min_text) + " = " + std::to_string(range.min) + ", max " +
                     std::string(range.max_text) + " = " + std::to_string(range.max) + ")");
 }
 

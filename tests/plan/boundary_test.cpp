@@ -67,6 +67,19 @@ TEST(HostValueRange, NamesTheFirstElementOutOfRange) {
   }
 }
 
+TEST(HostValueRange, AnEmptyRangeIsSaidToBeEmpty) {
+  // A cache of 0 rows gives valueRange [0, -1]: no position is allowed, and the message says so rather than
+  // "above -1; it must lie in [0, -1]" (a breaker's finding).
+  try {
+    check_value_range("positionIds", int64s({1}, {0}), rows(-1));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_THAT(e.what(), HasSubstr("input positionIds[0] = 0 is out of range: no value is allowed, the range [0, -1] is empty"));
+    EXPECT_THAT(e.what(), HasSubstr("max dim(shapes.cos, 0) - 1 = -1)"));
+  }
+}
+
 TEST(DeviceValueRange, AKnownExtentInsideNeedsNoReadBack) {
   int reads = 0, remembered = 0;
   check_device_value_range("positionIds", rows(7), extent(0, 7), true, [&] { ++reads; return HostTensor{}; },
