@@ -281,6 +281,21 @@ Plan Planner::make_plan(CallState& state, const Variant& variant, bool render, s
     if (render) render_pass(variant, pass, scope, needs_f16, pass_calls, pp);
     plan.passes.push_back(std::move(pp));
   }
+  // No invocation would run while an output has elements: a manifest slip (a dispatch of "0"), not a call's fault;
+  // before, such a package returned its outputs unwritten (zeros) and `wgk validate` said OK.
+  const auto runs = [](const PlannedPass& p) { return p.workgroups[0] > 0 && p.workgroups[1] > 0 && p.workgroups[2] > 0; };
+  if (std::none_of(plan.passes.begin(), plan.passes.end(), runs))
+    for (const PlannedOutput& out : plan.outputs)
+      if (numel(out.shape) > 0) {
+        std::string grid;
+        for (const PlannedPass& p : plan.passes)
+          grid += (grid.empty() ? "" : ", ") + p.pass->id + " (" + std::to_string(p.workgroups[0]) + ", " +
+                  std::to_string(p.workgroups[1]) + ", " + std::to_string(p.workgroups[2]) + ")";
+        throw Error(ErrorKind::kContract, op_ + ": variant " + variant.id + " dispatches no workgroup (" +
+                                              (grid.empty() ? "it has no pass" : "dispatch x, y, z of pass " + grid) +
+                                              ") while output " + out.name + " " + shape_string(out.shape) + " has " +
+                                              std::to_string(numel(out.shape)) + " elements: nothing would write it");
+      }
   return plan;
 }
 

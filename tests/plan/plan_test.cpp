@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/plan.h"
 #include "wgk/error.h"
 
@@ -518,6 +520,20 @@ TEST(PlanDevice, DispatchBeyondDeviceLimitIsAnError) {
   EXPECT_THAT(msg, AllOf(HasSubstr("dispatch.x"), HasSubstr("65535"), HasSubstr("maxComputeWorkgroupsPerDimension = 1024")));
 }
 
+TEST(PlanDevice, ADispatchOfNoWorkgroupWithOutputElementsIsAContractError) {
+  // Seed 004 with every pass's dispatch.x set to "0" (a breaker's manifest slip): the call (1, 1, 2, 8) has a y of
+  // 16 elements that no invocation would write. Before, the plan ran and y came back as zeros.
+  nlohmann::json m = nlohmann::json::parse(read_text(kSeed004));
+  for (auto& v : m.at("variants"))
+    for (auto& pass : v.at("passes")) pass.at("dispatch")["x"] = "0";
+  const std::string text = m.dump();
+  Planner p(std::make_shared<const Contract>(load_contract(text, "zero.json")), DeviceCaps::lavapipe(), fake_templates());
+  const std::string msg =
+      error_of([&] { p.plan(call_of({DType::kFloat32, {1, 1, 2, 8}, {2, 4}, Shape{1, 2}})); }, ErrorKind::kContract);
+  EXPECT_THAT(msg, AllOf(HasSubstr("dispatches no workgroup"), HasSubstr("(0, 1, 1)"), HasSubstr("output y [1, 1, 2, 8] has 16 elements")));
+  // An empty call still plans: no element to write.
+  EXPECT_NO_THROW(p.plan(call_of({DType::kFloat32, {1, 1, 0, 8}, {2, 4}, Shape{1, 0}})));
+}
 
 // tests/plan/data/tiny.manifest.json: a made-up op that reaches the rules the seeds do not.
 std::shared_ptr<const Contract> tiny() { return load(std::string(WGK_SOURCE_DIR) + "/tests/plan/data/tiny.manifest.json"); }
