@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -198,10 +199,12 @@ std::vector<std::string> Store::embedded_ids() const {
 
 namespace {
 
-// One repo folder of one root: the package at `ref`, nullopt (with a note) when this source lacks it.
-// Tampering throws (hub::read_snapshot, verify_package).
+// One repo folder of one root: the package at `ref`, nullopt (with a note) when this source lacks it; the content
+// id (metadata.json's git blob id) of each incomplete snapshot met is added to *incomplete. Tampering throws
+// (hub::read_snapshot, verify_package).
 std::shared_ptr<const Package> load_from_repo(const fs::path& repo, std::string_view id, const PackageRef& ref,
-                                              std::vector<std::string>& seen) {
+                                              std::vector<std::string>& seen,
+                                              std::vector<std::string>* incomplete = nullptr) {
   std::vector<std::string> commits;
   if (ref.version) {
     const std::string branch = "v" + std::to_string(*ref.version);
@@ -234,7 +237,8 @@ std::shared_ptr<const Package> load_from_repo(const fs::path& repo, std::string_
       continue;
     }
     // A file the package lists but the snapshot lacks is an interrupted or partial download, not a
-    // tampered one: the next source (the Hub completes the snapshot; the embedded packages) may answer.
+    // tampered one: the next source may answer (the Hub completes the snapshot; an embedded package only when it
+    // is this very package, the same metadata.json).
     std::vector<std::string> missing = snap->missing;
     if (auto meta = nlohmann::json::parse(snap->files.at(std::string(kMetadata)), nullptr, false);
         meta.is_object() && meta.contains("files") && meta["files"].is_object())
@@ -247,6 +251,7 @@ std::shared_ptr<const Package> load_from_repo(const fs::path& repo, std::string_
       for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
       seen.push_back(snap->folder.string() + " (incomplete: lacks " + list + "; `wgk download " + std::string(id) +
                      " --revision " + commit + "` completes it)");
+      if (incomplete) incomplete->push_back(git_blob_id(snap->files.at(std::string(kMetadata))));
       continue;
     }
     auto verified = verify_package(std::move(snap->files), snap->folder.string(), id);
@@ -283,6 +288,9 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
                              : ref.revision ? "revision " + *ref.revision
                                             : "content " + *ref.content;
   std::vector<std::string> seen;  // what exists, for the not-found message
+  // Content ids of the incomplete snapshots the cache's refs/vN or the revision named: the package the caller's
+  // cache says this ref is. An embedded package of another content is not served in its place.
+  std::vector<std::string> incomplete;
 
   if (ref.version && options_.hub && options_.hub->refresh_versions && !options_.hub->offline) {
     HubOptions quick = *options_.hub;
@@ -301,7 +309,7 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
       const fs::path repo = root / hub::repo_folder(type, id);
       std::error_code ec;
       if (!fs::is_directory(repo, ec)) continue;
-      if (auto package = load_from_repo(repo, id, ref, seen)) return package;
+      if (auto package = load_from_repo(repo, id, ref, seen, ref.content ? nullptr : &incomplete)) return package;
     }
 
   if (options_.hub && (ref.version || ref.revision)) {
@@ -335,6 +343,13 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
       const std::string content = git_blob_id(it->second);
       seen.push_back("embedded version " + std::to_string(version) + " content " + content +
                      (is_pinned_only(folder) ? " (older, by content pin only)" : "") + " (no Hub commit recorded)");
+      const bool same_as_incomplete =
+          incomplete.empty() || std::find(incomplete.begin(), incomplete.end(), content) != incomplete.end();
+      if (ref.version && version == *ref.version && !is_pinned_only(folder) && !same_as_incomplete) {
+        seen.push_back("(the embedded version " + std::to_string(version) +
+                       " is not served for it: its content differs from the incomplete snapshot's, " + incomplete.front() + ")");
+        continue;
+      }
       if ((ref.version && version == *ref.version && !is_pinned_only(folder)) || (ref.content && content == *ref.content))
         return verify_package(files, "embedded " + folder, id);
     }

@@ -333,6 +333,18 @@ void edit_metadata(OfficialCache& cache, const std::function<void(nlohmann::json
   cache.place("build/webgpu/metadata.json", false);
 }
 
+TEST(HubCacheHostile, ListedFileMissingOfAnotherPackageDoesNotServeTheEmbeddedOne) {
+  // refs/v1 names a snapshot whose metadata.json differs from the embedded v1 (a newer v1, say) and lacks a file:
+  // the embedded package is not that package, so it is not served in its place (a breaker's finding: a cache's
+  // v1 was silently replaced by the embedded one); the error says why and how to complete the snapshot.
+  OfficialCache cache;
+  edit_metadata(cache, [](nlohmann::json& j) { j["note"] = "a v1 other than the embedded one"; });
+  fs::remove(cache.snapshot / "build/webgpu/test.json");
+  const std::string content = git_hash_object(cache.snapshot / "build/webgpu/metadata.json");
+  expect_has(error_of([&] { cache.store(/*embedded=*/true).load(kOnnxId, {.version = 1}); }, ErrorKind::kNotFound),
+             {"incomplete", "build/webgpu/test.json", "wgk download", "is not served", content});
+}
+
 TEST(HubCacheHostile, PathTraversalInMetadataRefused) {
   // metadata.json lists "../../etc/passwd" with its real digest, so only the path rule can refuse it.
   std::string passwd;
