@@ -5,7 +5,9 @@
 # - lists as stash_type's allowed values exactly those a call accepts: each value the RMSNormalization card lists runs
 #   through `wgk contract` (the boundary, the checks, a variant chosen), while 11 (ONNX's double) and 2 are refused
 #   naming the same list (before: the card and the error listed 1, 10, 11, 16 and a later check refused 11);
-# - names the CMake target a user links, wgk::runtime (README "Use it from CMake"), not the library's file name.
+# - names the CMake target a user links, wgk::runtime (README "Use it from CMake"), not the library's file name;
+# - when README.md cannot be written (here a folder of that name), says why (the system's reason; before: only
+#   "cannot write PATH").
 # Usage: card_contract_test.sh <wgk> <source dir>
 set -eu
 wgk=$1
@@ -43,4 +45,8 @@ for v in 11 2; do
   grep -qF "attribute 'stash_type' = $v is not allowed (attributeConstraints: allowed values $listed)" "$tmp/out" ||
     fail "stash_type=$v: the error does not name the card's list $listed"
 done
+rm "$rms/README.md" && mkdir "$rms/README.md"
+if "$wgk" card "$rms" > "$tmp/out" 2>&1; then fail "wgk card wrote over a folder"; fi
+grep -qF "wgk: error: $rms/README.md: cannot open for writing (Is a directory)" "$tmp/out" ||
+  { cat "$tmp/out"; fail "wgk card does not say why README.md cannot be written"; }
 echo "ok"

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "io/file_bytes.h"
 #include "resolve.h"
 #include "contract/contract.h"
 #include "wgk/error.h"
@@ -282,9 +283,7 @@ WGK_COMMAND("card", "Write a package's README.md (the model card) from its manif
       std::cout << card_path.string() << (same ? " is up to date\n" : " is out of date: run wgk card, then wgk metadata\n");
       return same ? 0 : 1;
     }
-    std::ofstream out(card_path, std::ios::binary);
-    out << text;
-    if (!out) throw Error(ErrorKind::kIo, "cannot write " + card_path.string());
+    io::write_file_bytes(card_path, std::as_bytes(std::span(text)));  // its errors name the system's reason
     std::cout << "wrote " << card_path.string() << "\n";
     return 0;
   };
