@@ -301,7 +301,11 @@ std::string error_code(const Response& r) {
 Error http_error(const std::string& what, const std::string& url, const Response& r, bool have_token) {
   if (r.code != CURLE_OK && r.code != CURLE_HTTP_RETURNED_ERROR) {
     // No fallback named here: get_kernel's store goes on to the embedded packages, `wgk download` has none.
-    const std::string message = what + ": " + url + ": " + r.error + " (a network error, before any HTTP answer)";
+    // With a status the headers came and the body was cut (a transfer closed short, a stalled read).
+    const std::string message =
+        what + ": " + url + ": " + r.error +
+        (r.status > 0 ? " (a network error after the HTTP " + std::to_string(r.status) + " answer began: its body was cut)"
+                      : " (a network error, before any HTTP answer)");
     // Unreachable (not merely slow): remembered for the process.
     if (r.code == CURLE_COULDNT_RESOLVE_HOST || r.code == CURLE_COULDNT_RESOLVE_PROXY ||
         r.code == CURLE_COULDNT_CONNECT || (r.code == CURLE_OPERATION_TIMEDOUT && !r.connected))

@@ -427,6 +427,17 @@ TEST_F(Hub, TransferCutMidFileResumesWithRange) {
   expect_git_bytes(*store::Store({cache.path()}, false).load(kOnnxId, {.revision = d.commit}), kOnnxId, d.commit);
 }
 
+TEST_F(Hub, TransferCutEveryTimeSaysTheAnswerBegan) {
+  // The body is cut after 100 bytes on every attempt: the download fails, and the message says the HTTP
+  // answer began (before, "a network error, before any HTTP answer": a breaker's finding).
+  TempDir cache;
+  control({{"truncate", {{"path", "build/webgpu/manifest.json"}, {"after", 100}, {"times", 10}}}});
+  const std::string m = error_of([&] { store::hub_download(kOnnxId, 1, std::nullopt, options(cache.path())); },
+                                 ErrorKind::kNotFound);
+  expect_has(m, {"manifest.json", "answer began: its body was cut", "after 6 attempts"});
+  EXPECT_EQ(m.find("before any HTTP answer"), std::string::npos) << m;
+}
+
 TEST_F(Hub, TooManyRequestsWaitsForRetryAfter) {
   TempDir cache;
   control({{"status", {{"path", "build/webgpu/manifest.json"}, {"codes", {429}}, {"retry_after", "1"}}}});
