@@ -45,6 +45,11 @@ std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
   return bytes;
 }
 
+std::string read_file_text(const std::filesystem::path& path) {
+  const std::vector<std::byte> bytes = read_file_bytes(path);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 void write_file_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(ErrorKind::kIo, path.string() + ": cannot open for writing (" + std::strerror(errno) + ")");

@@ -18,6 +18,8 @@ std::string special_file_kind(const std::filesystem::file_status& status);
 std::ifstream open_file(const std::filesystem::path& path);
 /// Reads the whole file. Throws wgk::Error (kIo) naming the path when it cannot be opened or read.
 std::vector<std::byte> read_file_bytes(const std::filesystem::path& path);
+/// Reads the whole file as text (bytes unchanged), with read_file_bytes's errors.
+std::string read_file_text(const std::filesystem::path& path);
 /// Writes (truncating) the whole file. Throws wgk::Error (kIo) naming the path on failure.
 void write_file_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes);
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "io/file_bytes.h"
 #include "metadata.h"
 #include "wgk/error.h"
 
@@ -27,13 +28,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIo, "cannot read " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A plain file or package name: no path separators, not "." or "..".
 void check_plain(const std::string& name, const std::string& what) {
@@ -53,7 +47,7 @@ std::string merge_json(const fs::path& dir, const std::vector<std::string>& sour
   for (const std::string& source : sources) {
     Json part;
     try {
-      part = Json::parse(read_file(dir / source));
+      part = Json::parse(io::read_file_text(dir / source));
     } catch (const nlohmann::json::exception& e) {
       throw Error(ErrorKind::kInvalidArgument, (dir / source).string() + ": not valid JSON: " + e.what());
     }
@@ -154,7 +148,7 @@ WGK_COMMAND("assemble",
     const std::string spec_name = spec_path.string();
     Json spec;
     try {
-      spec = Json::parse(read_file(spec_path));
+      spec = Json::parse(io::read_file_text(spec_path));
     } catch (const nlohmann::json::exception& e) {
       throw Error(ErrorKind::kInvalidArgument, spec_name + ": not valid JSON: " + e.what());
     }
@@ -181,7 +175,7 @@ WGK_COMMAND("assemble",
         std::string bytes, from;
         if (source.is_string()) {
           check_plain(source.get<std::string>(), where + ": source");
-          bytes = read_file(dir / source.get<std::string>());
+          bytes = io::read_file_text(dir / source.get<std::string>());
           from = (dir / source.get<std::string>()).string();
         } else if (source.is_array() && !source.empty() && file.size() > 5 && file.substr(file.size() - 5) == ".json") {
           std::vector<std::string> fragments;
@@ -198,7 +192,7 @@ WGK_COMMAND("assemble",
         }
         overlay["build/webgpu/" + file] = bytes;
         const fs::path target = webgpu / file;
-        if (fs::exists(target) && read_file(target) == bytes) continue;
+        if (fs::exists(target) && io::read_file_text(target) == bytes) continue;
         stale.push_back(target.string() + " differs from " + from);
         writes.push_back({target, bytes});
       }
@@ -211,7 +205,7 @@ WGK_COMMAND("assemble",
         e.add_context("assembling " + package + " from " + spec_name);
         throw;
       }
-      if (!fs::exists(meta_path) || read_file(meta_path) != meta) {
+      if (!fs::exists(meta_path) || io::read_file_text(meta_path) != meta) {
         stale.push_back(meta_path.string() + " is out of date");
         writes.push_back({meta_path, meta});
       }

@@ -22,13 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIo, "cannot read " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string code(std::string_view s) { return "`" + std::string(s) + "`"; }
 
@@ -121,7 +114,7 @@ std::pair<std::string, std::string> cpp_dtype(DType d) {
 std::string usage_example(const contract::Contract& c, const std::string& id, int version, const fs::path& webgpu) {
   const fs::path test_path = webgpu / "test.json";
   if (!fs::exists(test_path)) return "";
-  const auto tests = nlohmann::json::parse(read_file_text(test_path));
+  const auto tests = nlohmann::json::parse(io::read_file_text(test_path));
   const nlohmann::json* chosen = nullptr;
   if (!tests.contains("cases") || !tests["cases"].is_array()) return "";
   for (const auto& tc : tests["cases"]) {
@@ -177,7 +170,7 @@ std::string package_card(const fs::path& root) {
   const fs::path webgpu = root / "build" / "webgpu";
   const contract::Contract c = contract::load_contract_file((webgpu / "manifest.json").string());
   nlohmann::json meta = nlohmann::json::object();
-  if (fs::exists(webgpu / "metadata.json")) meta = nlohmann::json::parse(read_file_text(webgpu / "metadata.json"));
+  if (fs::exists(webgpu / "metadata.json")) meta = nlohmann::json::parse(io::read_file_text(webgpu / "metadata.json"));
   const std::string id = meta.value("id", "webgpu-kernels/" + c.domain + "." + c.name);
   const int version = meta.value("version", 1);
   const std::string title = id.substr(id.find('/') == std::string::npos ? 0 : id.find('/') + 1);
@@ -279,7 +272,7 @@ WGK_COMMAND("card", "Write a package's README.md (the model card) from its manif
     const fs::path card_path = package_folder_to_write(*root, "wgk card") / "README.md";
     const std::string text = package_card(*root);
     if (*check) {
-      const bool same = fs::exists(card_path) && read_file_text(card_path) == text;
+      const bool same = fs::exists(card_path) && io::read_file_text(card_path) == text;
       std::cout << card_path.string() << (same ? " is up to date\n" : " is out of date: run wgk card, then wgk metadata\n");
       return same ? 0 : 1;
     }

@@ -12,6 +12,7 @@
 
 #include "wgk/error.h"
 #include "cases.h"
+#include "io/file_bytes.h"
 #include "option_values.h"
 #include "plan/boundary.h"
 
@@ -111,11 +112,14 @@ plan::DeviceCaps parse_device(const std::string& device) {
   if (auto preset = plan::DeviceCaps::preset(device)) return *preset;
   if (std::filesystem::is_directory(device))
     bad("--device " + device + ": a folder, neither a preset (webgpu-default, lavapipe, h200) nor a limits JSON file");
-  std::ifstream f(device, std::ios::binary);
-  if (!f) bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return plan::DeviceCaps::from_json(ss.str(), device);
+  std::string text;
+  try {  // a FIFO or /dev/zero is refused as not a regular file (before: blocked, or read without end)
+    text = io::read_file_text(device);
+  } catch (const Error& e) {
+    bad("--device: '" + device + "' is neither a preset (webgpu-default, lavapipe, h200) nor a readable limits JSON file: " +
+        e.what());
+  }
+  return plan::DeviceCaps::from_json(text, device);
 }
 
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "io/file_bytes.h"
 #include "resolve.h"
 #include "metadata.h"
 #include "contract/contract.h"
@@ -19,13 +20,6 @@ namespace wgk::cli {
 namespace fs = std::filesystem;
 
 namespace {
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIo, "cannot read " + path.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 }  // namespace
 
 std::string package_metadata(const fs::path& root, const std::map<std::string, std::string>& overlay) {
@@ -33,10 +27,10 @@ std::string package_metadata(const fs::path& root, const std::map<std::string, s
   const fs::path meta_path = webgpu / "metadata.json";
   auto text = [&](const std::string& p) {
     auto it = overlay.find(p);
-    return it != overlay.end() ? it->second : read_text(root / p);
+    return it != overlay.end() ? it->second : io::read_file_text(root / p);
   };
   nlohmann::ordered_json old = nlohmann::ordered_json::object();
-  if (fs::exists(meta_path)) old = nlohmann::ordered_json::parse(read_text(meta_path));
+  if (fs::exists(meta_path)) old = nlohmann::ordered_json::parse(io::read_file_text(meta_path));
   std::vector<std::string> paths;
   for (const auto& e : fs::recursive_directory_iterator(root))
     if (e.is_regular_file()) paths.push_back(fs::relative(e.path(), root).generic_string());
@@ -82,7 +76,7 @@ WGK_COMMAND("metadata", "Write a package's build/webgpu/metadata.json (sha256 of
     const fs::path meta_path = package_folder(*root, "build/webgpu/manifest.json") / "build" / "webgpu" / "metadata.json";
     const std::string text = package_metadata(*root);
     if (*check) {
-      const bool same = fs::exists(meta_path) && read_text(meta_path) == text;
+      const bool same = fs::exists(meta_path) && io::read_file_text(meta_path) == text;
       std::cout << meta_path.string() << (same ? " is up to date\n" : " is out of date: run wgk metadata\n");
       return same ? 0 : 1;
     }
