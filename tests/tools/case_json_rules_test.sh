@@ -30,6 +30,10 @@
 #                   whose WORKGROUP_SIZE is 64.0, naming the file, the case, the field and the rule, as `wgk test`
 #                   fails them (before fixes7: validate dropped true, and counted 3.0 among its rejected signatures,
 #                   naming neither the case nor the rule).
+#   test_stated_outputs  (fixes8) what a test.json case states is checked, not dropped: tolerance.outputs keyed "Y"
+#                   (the ONNX name) applies to y and "zz" FAILs listing the outputs; outputShapes of y [1, 2, 3, 9]
+#                   FAILs stating both shapes even without `expected`, and "zz" FAILs; an input field "value" and a
+#                   case field "tolerence" FAIL as unknown (before: each was ignored and the case PASSED).
 # Usage: case_json_rules_test.sh <wgk> <source dir> <mode>
 set -eu
 wgk=$1
@@ -97,6 +101,29 @@ tunable_rule="tunable 'WORKGROUP_SIZE' = 64.0 (float) is not an integer (its def
 int64_range="is not an integer in [-9223372036854775808, 9223372036854775807], int64's range"
 int_rule="attribute 'num_heads': value 3.0 (float) is not an integer (ONNX INT attribute: AttributeProto.i, an int64; a float is refused even when integral)"
 case $mode in
+  test_stated_outputs)
+    x4='"inputs": {"x": {"shape": [1, 2, 3, 8]}, "cos": {"shape": [4, 4]}, "sin": {"shape": [4, 4]}, "positionIds": {"shape": [1, 3], "randomInt": [0, 3]}}'
+    c() { printf '{"name": "%s", "dtype": "float32", %s, %s}' "$1" "$x4" "$2"; }
+    printf '{"cases": [%s, %s, %s, %s, %s, %s, %s]}\n' \
+      "$(c tol_onnx_name '"tolerance": {"abs": 1e-6, "outputs": {"Y": {"abs": 1e-6}}}')" \
+      "$(c tol_unknown '"tolerance": {"abs": 1e-6, "outputs": {"zz": {"abs": 1e-6}}}')" \
+      "$(c shape_wrong '"tolerance": {"abs": 1e-6}, "outputShapes": {"y": [1, 2, 3, 9]}')" \
+      "$(c shape_unknown '"tolerance": {"abs": 1e-6}, "outputShapes": {"zz": [1]}')" \
+      "$(c shape_right '"tolerance": {"abs": 1e-6}, "outputShapes": {"Y": [1, 2, 3, 8]}')" \
+      "$(c typo_case '"tolerence": {"abs": 1}, "tolerance": {"abs": 1e-6}')" \
+      '{"name": "typo_input", "dtype": "float32", "inputs": {"x": {"shape": [1, 1, 1, 2], "value": [1, 2]}, "cos": {"shape": [1, 1]}, "sin": {"shape": [1, 1]}, "positionIds": {"shape": [1, 1], "values": [0]}}, "tolerance": {"abs": 1e-6}}' \
+      > "$web/test.json"
+    on_copy test
+    k="webgpu-kernels/ai.onnx.RotaryEmbedding"
+    expect_line "$out" "PASS $k tol_onnx_name" "tolerance.outputs keyed by the ONNX name Y did not pass"
+    expect_line "$out" "FAIL $k tol_unknown: error: tolerance.outputs zz: ai.onnx.RotaryEmbedding has no output of that name; its outputs: y (Y)" "tolerance.outputs zz not refused"
+    expect_line "$out" "output y has shape [1, 2, 3, 8], the case states [1, 2, 3, 9]" "a wrong outputShapes without expected not reported"
+    expect_line "$out" "FAIL $k shape_unknown: error: output_shapes zz:" "outputShapes zz not refused"
+    expect_line "$out" "PASS $k shape_right" "outputShapes keyed Y did not pass"
+    expect_line "$out" "cases[5] (typo_case).tolerence: unknown field" "an unknown case field not refused"
+    expect_line "$out" "cases[6] (typo_input).inputs.x.value: unknown field" "an unknown input field not refused"
+    expect_line "$out" "2 passed, 5 failed" "expected 2 passed, 5 failed"
+    ;;
   test_int_attr)
     printf '{"cases": [%s, %s]}\n' "$(rank3 heads_float 3.0)" "$(rank3 heads_int 3)" > "$web/test.json"
     on_copy test

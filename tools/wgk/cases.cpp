@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "contract/contract.h"
 #include "plan/plan.h"
@@ -488,6 +489,10 @@ Tensors generate_inputs(const nlohmann::json& inputs, DType dtype, std::uint64_t
   for (const auto& [name, spec] : inputs.items()) {
     const std::string at = where + "." + name;
     if (!spec.is_object() || !spec.contains("shape")) bad(at, "needs a `shape` list");
+    // A misspelt field ("value" for "values") would run the case on random data instead of the author's.
+    for (const auto& [key, value] : spec.items())
+      if (key != "shape" && key != "dtype" && key != "values" && key != "randomInt" && key != "truncate")
+        bad(at + "." + key, "unknown field (an input takes shape, dtype, values, randomInt, truncate)");
     const Shape shape = shape_from_json(spec["shape"], at + ".shape");
     std::int64_t elements = 0;
     try {
@@ -561,6 +566,13 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
   c.name = entry.value("name", "");
   const std::string where = where_in + " (" + c.name + ")";
   if (c.name.empty()) bad(where, "`name` is required");
+  static const std::set<std::string> kCaseFields = {"name",    "why",      "dtype",    "attrs",        "tunables",
+                                                    "inputs",  "seed",     "error",    "variant",      "variantWithoutShaderF16",
+                                                    "tolerance", "expected", "outputShapes", "outputs", "tags", "expectedFrom"};
+  for (const auto& [key, value] : entry.items())
+    if (!kCaseFields.count(key))
+      bad(where + "." + key, "unknown field (a test.json case takes: name, why, dtype, attrs, tunables, inputs, seed, error, "
+                             "variant, variantWithoutShaderF16, tolerance, expected, outputShapes, outputs, tags, expectedFrom)");
   c.why = entry.value("why", "");
   const std::string dtype_text = entry.value("dtype", "float32");
   const auto dtype = parse_dtype(dtype_text);
@@ -607,6 +619,13 @@ Case case_from_json(const nlohmann::json& entry, const std::string& where_in) {
         c.outputs.push_back(k);
       }
     }
+  }
+  // outputShapes of outputs the case has no `expected` values for: the shapes the call must return (before:
+  // read only beside `expected`, so a wrong or unknown one was never checked).
+  if (entry.contains("outputShapes")) {
+    if (!entry["outputShapes"].is_object()) bad(where + ".outputShapes", "must be an object of output: shape");
+    for (const auto& [k, v] : entry["outputShapes"].items())
+      if (!c.output_shapes.count(k)) c.output_shapes[k] = shape_from_json(v, where + ".outputShapes." + k);
   }
   // The outputs to ask for, each compared with the CPU reference (an optional one is produced only when
   // asked); with `expected` its names are the outputs asked for.
@@ -756,6 +775,9 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   OutputNames asked;
   reference::Results expected;
   std::map<std::string, std::string> shape_from_call;  // contract name -> the name `expected` gives
+  std::map<std::string, std::pair<std::string, Shape>> stated_shapes;  // contract name -> (the case's name, shape)
+  std::map<std::string, std::pair<std::string, DType>> stated_dtypes;
+  std::map<std::string, reference::Tolerance> tolerances;
   try {
     for (const auto& [name, values] : c.expected) {
       const std::string output = output_names(contract, {name}, "expected output").front();
@@ -766,6 +788,14 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
                                                      output + ", also named by another entry of `expected`)");
     }
     asked = output_names(contract, c.outputs, "output");
+    // Stated shapes, dtypes and per-output tolerances by the contract's names: an ONNX name resolves, an unknown one
+    // is refused listing the outputs (before: a tolerance keyed "output" or "Y" was dropped, the looser case-wide
+    // one applied, and the case could PASS).
+    for (const auto& [given, shape] : c.output_shapes) stated_shapes.emplace(output_names(contract, {given}, "output_shapes").front(), std::pair{given, shape});
+    for (const auto& [given, dtype] : c.output_dtypes) stated_dtypes.emplace(output_names(contract, {given}, "output_dtypes").front(), std::pair{given, dtype});
+    for (const auto& [given, t] : c.output_tolerances)
+      if (!tolerances.emplace(output_names(contract, {given}, "tolerance.outputs").front(), t).second)
+        throw Error(ErrorKind::kInvalidArgument, "tolerance.outputs." + given + " names an output another entry names too");
     outputs = kernel.call(inputs, c.attrs, c.tunables, &info, asked);
     r.variant = info.variant;
   } catch (const Error& e) {
@@ -784,14 +814,18 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
   Tensors actual;
   for (const auto& [name, t] : outputs) actual[name] = t.read();
   std::string problems;
-  for (const auto& [given, shape] : c.output_shapes)
-    if (auto it = actual.find(output_names(contract, {given}, "output_shapes").front()); it != actual.end() && it->second.shape != shape)
-      problems += (problems.empty() ? "" : "; ") + ("output " + given + " has shape " + shape_string(it->second.shape) +
-                                                     ", the case states " + shape_string(shape));
-  for (const auto& [given, dtype] : c.output_dtypes)
-    if (auto it = actual.find(output_names(contract, {given}, "output_dtypes").front()); it != actual.end() && it->second.dtype != dtype)
-      problems += (problems.empty() ? "" : "; ") + ("output " + given + " is " + std::string(dtype_name(it->second.dtype)) +
-                                                     ", the case states " + std::string(dtype_name(dtype)));
+  const auto problem = [&](const std::string& text) { problems += (problems.empty() ? "" : "; ") + text; };
+  for (const auto& [output, stated] : stated_shapes) {
+    const auto it = actual.find(output);
+    if (it == actual.end())
+      problem("the case states a shape for output " + stated.first + ", which the call did not produce (ask for it in `outputs`)");
+    else if (it->second.shape != stated.second)
+      problem("output " + stated.first + " has shape " + shape_string(it->second.shape) + ", the case states " + shape_string(stated.second));
+  }
+  for (const auto& [output, stated] : stated_dtypes)
+    if (auto it = actual.find(output); it != actual.end() && it->second.dtype != stated.second)
+      problem("output " + stated.first + " is " + std::string(dtype_name(it->second.dtype)) + ", the case states " +
+              std::string(dtype_name(stated.second)));
   if (expected.empty()) {
     std::vector<std::string> names;
     for (const auto& [name, t] : actual) names.push_back(name);
@@ -820,8 +854,8 @@ CaseResult run_case(const Kernel& kernel, const Case& c) {
     }
   }
   const auto tolerance = [&](const std::string& name) {
-    auto it = c.output_tolerances.find(name);
-    return it == c.output_tolerances.end() ? c.tolerance : it->second;
+    auto it = tolerances.find(name);
+    return it == tolerances.end() ? c.tolerance : it->second;
   };
   const auto comparisons = compare_outputs(actual, expected, tolerance, &problems);
   r.passed = problems.empty();
