@@ -306,8 +306,13 @@ std::vector<CachedRepo> scan_root(const fs::path& root) {
       const fs::path refs = repo.folder / "refs";
       for (auto r = fs::recursive_directory_iterator(refs, ec2); !ec2 && r != fs::recursive_directory_iterator();
            r.increment(ec2)) {
-        if (r->is_directory()) continue;
         const std::string ref = r->path().lexically_relative(refs).generic_string();
+        if (r->is_directory()) {
+          // A folder holds refs (refs/pr/1); an empty one where a ref should be makes its load fail: shown as such.
+          if (fs::is_empty(r->path(), ec2)) repo.refs[ref] = "(an empty folder, not a ref file)";
+          ec2.clear();
+          continue;
+        }
         if (!fs::is_regular_file(fs::symlink_status(r->path()))) {  // a FIFO would block the read
           repo.refs[ref] = "(not a regular file)";
           continue;

@@ -769,6 +769,45 @@ TEST_F(Hub, CliDownloadListVerify) {
   expect_has(both.out, {"--revision", "excludes"});
 }
 
+TEST_F(Hub, CliVerifyFaultsEveryCacheALoadRefuses) {
+  // A breaker's findings: each of these makes a load of that snapshot or ref fail, yet `cache verify` skipped the repo as
+  // "not a WebGPU package" (or saw no ref) and exited 0. Each is now a FAULT and exit 1; the intact cache is clean.
+  const std::string commit = git(kOnnxId, "rev-parse v1");
+  const auto downloaded = [&](const TempDir& cache) {
+    const Shell d = sh(wgk_env(cache.path()) + "download " + kOnnxId + " --version 1");
+    EXPECT_EQ(d.rc, 0) << d.out;
+    return cache.path() / "kernels--webgpu-kernels--ai.onnx.RotaryEmbedding";
+  };
+  const std::vector<std::pair<std::string, std::function<void(const fs::path&)>>> breaks = {
+      {"metadata.json's blob missing",
+       [&](const fs::path& repo) { fs::remove(fs::canonical(repo / "snapshots" / commit / "build/webgpu/metadata.json")); }},
+      {"the snapshot a file",
+       [&](const fs::path& repo) {
+         fs::remove_all(repo / "snapshots" / commit);
+         write_bytes(repo / "snapshots" / commit, "x");
+       }},
+      {"build/webgpu a symlinked folder",
+       [&](const fs::path& repo) {
+         fs::rename(repo / "snapshots" / commit / "build/webgpu", repo / "wg");
+         fs::create_directory_symlink("../../../wg", repo / "snapshots" / commit / "build/webgpu");
+       }},
+      {"refs/v1 an empty folder",
+       [&](const fs::path& repo) {
+         fs::remove(repo / "refs/v1");
+         fs::create_directory(repo / "refs/v1");
+       }},
+  };
+  for (const auto& [what, breaks_it] : breaks) {
+    TempDir cache;
+    const fs::path repo = downloaded(cache);
+    ASSERT_EQ(sh(wgk_env(cache.path()) + "cache verify").rc, 0) << what;
+    breaks_it(repo);
+    const Shell verify = sh("timeout 60 " + wgk_env(cache.path()) + "cache verify");
+    EXPECT_EQ(verify.rc, 1) << what << ": " << verify.out;
+    expect_has(verify.out, {"FAULT"});
+  }
+}
+
 TEST_F(Hub, CliRunRefusesAPackageFolderThatIsNotTheRevision) {
   TempDir cache;
   const fs::path examples = kSource / "examples/ai.onnx.RotaryEmbedding";

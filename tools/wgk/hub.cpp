@@ -101,13 +101,18 @@ WGK_COMMAND("cache", "List or verify the Hub caches the store reads (kernels-- a
           ++faults;
           std::cout << "    FAULT " << what << "\n";
         };
-        // Only package repos (a snapshot with build/webgpu/metadata.json): a model's cache is not ours to
-        // judge, and its blobs can be gigabytes.
+        // Only package repos: a snapshot with an entry build/webgpu (a folder, a link, even a dangling one), or one
+        // that is no folder. A model's cache, or a torch kernel's (build/torch-*), is not ours to judge, and its blobs
+        // can be gigabytes. Before, only a readable build/webgpu/metadata.json counted, so a repo whose metadata.json
+        // blob was missing, whose snapshot was a file or whose build/webgpu was a symlinked folder was skipped as no
+        // package although every load of it failed (a breaker's finding).
         const bool package_repo = std::any_of(repo.snapshots.begin(), repo.snapshots.end(), [&](const std::string& c) {
-          return fs::exists(repo.folder / "snapshots" / c / "build/webgpu/metadata.json", ec);
+          const fs::path snapshot = repo.folder / "snapshots" / c;
+          return !fs::is_directory(fs::symlink_status(snapshot, ec)) ||
+                 fs::symlink_status(snapshot / "build/webgpu", ec).type() != fs::file_type::not_found;
         });
         if (!package_repo) {
-          std::cout << "    not a WebGPU package (no snapshot has build/webgpu/metadata.json): skipped\n";
+          std::cout << "    not a WebGPU package (no snapshot has build/webgpu): skipped\n";
           continue;
         }
         for (const auto& [name, value] : repo.refs) {
