@@ -180,11 +180,13 @@ std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& p
   if (cos.shape.size() != 2)
     invalid(op, "cos_cache must be rank 2 (max_sequence_length, rotary_dim / 2), got shape " + shape_string(cos.shape));
   if (attributes.num_heads < 0) invalid(op, "num_heads must be >= 0, got " + str(attributes.num_heads));
+  // ORT 1.30's RotaryEmbedding constructor (contrib_ops/cpu/bert/rotary_embedding.cc) refuses partial rotation
+  // without num_heads whatever the rank of x.
+  if (attributes.num_heads == 0 && attributes.rotary_embedding_dim != 0)
+    invalid(op, "num_heads must be provided (> 0) when rotary_embedding_dim is nonzero (" + str(attributes.rotary_embedding_dim) + ")");
   Geometry g;
   if (x.shape.size() == 3 && attributes.num_heads == 0) {
-    // ORT contrib spec: num_heads = 0 takes the head size from the cache width; partial rotation needs num_heads.
-    if (attributes.rotary_embedding_dim != 0)
-      invalid(op, "num_heads must be provided (> 0) when rotary_embedding_dim is nonzero (" + str(attributes.rotary_embedding_dim) + ")");
+    // ORT contrib spec: num_heads = 0 takes the head size from the cache width.
     const std::int64_t head_size = 2 * cos.shape[1];
     if (head_size == 0 || x.shape[2] % head_size != 0)
       invalid(op, "with num_heads = 0 the head size is 2 * cos_cache.shape[1] = " + str(head_size) +

@@ -182,6 +182,10 @@ TEST(RotaryReference, RejectsInvalidContribInputs) {
   expect_invalid([&] { rotary_embedding_ms(x3, i64({1}, {0}), kCos2, kSin2, scaled); }, {"scale must be 1.0", "0.5"});
   expect_invalid([&] { rotary_embedding_ms(x3, i64({1}, {0}), kCos2, kSin2, attrs(false, 0, 2)); },
                  {"num_heads must be provided", "rotary_embedding_dim is nonzero (2)"});
+  // At rank 4 too (ORT 1.30's constructor: "num_heads must be provided if rotary_embedding_dim is specified").
+  expect_invalid([&] { rotary_embedding_ms(f32({1, 1, 2, 4}, std::vector<float>(8)), i64({1}, {0}), f32({3, 1}, {1, 1, 1}),
+                                           f32({3, 1}, {0, 0, 0}), attrs(false, 0, 2)); },
+                 {"num_heads must be provided", "rotary_embedding_dim is nonzero (2)"});
   expect_invalid([&] { rotary_embedding_ms(f32({1, 2, 3}, std::vector<float>(6)), i64({1}, {0}), kCos2, kSin2, attrs()); },
                  {"2 * cos_cache.shape[1] = 2", "hidden size 3"});
   const HostTensor f_pos = f32({1}, {0});

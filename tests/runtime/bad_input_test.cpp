@@ -231,11 +231,17 @@ TEST(BadInputNumHeads, NotDividingHidden) {
 }
 
 TEST(BadInputNumHeads, MsRotaryDimWithoutNumHeads) {
-  // ORT: "num_heads must be provided if rotary_embedding_dim is specified" (rank 3).
+  // ORT 1.30's constructor: "num_heads must be provided if rotary_embedding_dim is specified", at any rank (before,
+  // the contract exempted rank 4 and ran it; a breaker's finding, checked against ORT).
   Call m = ms_table();
   m.attrs.erase("num_heads");
   m.attrs["rotary_embedding_dim"] = std::int64_t{8};
   expect_error([&] { run(ms_kernel(), m); }, {"num_heads", "rotary_embedding_dim", "rotary_embedding_dim=8", "num_heads=0"});
+  Call r4 = onnx_rank4();  // x (1, 2, 3, 8), head 8: rotary 4 needs caches of width 2
+  r4.attrs["rotary_embedding_dim"] = std::int64_t{4};
+  r4.cos = f32({4, 2});
+  r4.sin = f32({4, 2});
+  expect_error([&] { run(ms_kernel(), r4); }, {"num_heads must be provided", "x: float32[1, 2, 3, 8]", "num_heads=0"});
 }
 
 TEST(BadInputNumHeads, MsZeroNumHeadsCacheWidthNotDividingHidden) {
