@@ -84,8 +84,18 @@ class HeaderParser {
 
  private:
   [[noreturn]] void bad(const std::string& what) const {
-    fail(source_, "malformed .npy header at offset " + std::to_string(pos_) + ": " + what + " in header \"" +
-                      std::string(text_.substr(0, 200)) + "\"");
+    // Control bytes of the header quoted as \xHH: a NUL would end the message there.
+    std::string shown;
+    for (const char ch : text_.substr(0, 200)) {
+      const auto u = static_cast<unsigned char>(ch);
+      if (u >= 0x20 || ch == '\n') {
+        shown += ch;
+      } else {
+        static constexpr char kHex[] = "0123456789abcdef";
+        shown += std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+      }
+    }
+    fail(source_, "malformed .npy header at offset " + std::to_string(pos_) + ": " + what + " in header \"" + shown + "\"");
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_space() {
@@ -102,6 +112,8 @@ class HeaderParser {
     const std::size_t start = pos_;
     while (pos_ < text_.size() && text_[pos_] != quote) {
       if (text_[pos_] == '\\') bad("escapes in strings are not supported");
+      // A NUL or other control byte (numpy refuses such a header too) would cut the messages that quote the string.
+      if (static_cast<unsigned char>(text_[pos_]) < 0x20) bad("a control byte in a string");
       ++pos_;
     }
     if (pos_ >= text_.size()) bad("unterminated string");

@@ -261,6 +261,10 @@ TEST(Npy, RejectsMalformedFiles) {
   expect_io_error(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", 24), {"unexpected key 'x'"});
   expect_io_error(npy_v1("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8), {"structured"});
   expect_io_error(npy_v1("not a dict", 0), {"malformed .npy header"});
+  // A NUL in 'descr' (numpy refuses the header too): malformed, and the quoted header shows it as \x00 instead of
+  // ending the message there (a breaker's finding).
+  expect_io_error(npy_v1(std::string("{'descr': '<f4\0', 'fortran_order': False, 'shape': (2, 3), }", 60), 24),
+                  {"a control byte in a string", "'<f4\\x00', 'fortran_order'"});
   expect_io_error(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 0),
                   {"overflows int64"});
   // 2^31 * 2^31 elements: past numel's 2^62 bound, rejected before any size arithmetic.
