@@ -705,6 +705,12 @@ Case case_from_folder(const std::filesystem::path& folder,
   c.why = j.value("oracle", "");
   const std::string at = (folder / "case.json").string() + " ";
   const contract::Contract& contract = contract_of(c.kernel);
+  // The op the case was made for (its expected outputs are that op's) must be the kernel's (before: a case saying
+  // "op": "RMSNormalization" ran RotaryEmbedding's kernel and PASSED).
+  for (const auto& [field, ours] : {std::pair<const char*, const std::string*>{"domain", &contract.domain}, {"op", &contract.name}})
+    if (j.contains(field) && (!j[field].is_string() || j[field].get<std::string>() != *ours))
+      throw Error(ErrorKind::kInvalidArgument, at + field + " is " + j[field].dump() + " but kernel " + c.kernel + " is " +
+                                                   contract.domain + "::" + contract.name);
   for (const auto& [name, file] : j.at("inputs").items())
     c.inputs[name] = read_input_npy(contract, name, case_file(folder, file, at + "inputs." + name), at + "inputs." + name);
   check_stated_dtype_and_shapes(j, contract, c.inputs, at);
