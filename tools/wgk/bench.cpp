@@ -245,6 +245,13 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
     const std::pair<const char*, const std::string*> outputs[] = {{"--json", &o->json}, {"--csv", &o->csv}, {"--plot", &o->plot}};
     for (const auto& [option, path] : outputs)
       if (!path->empty()) output_file(option, *path);  // before any GPU work: a bad path fails first
+    // Two outputs to one file: the later would overwrite the earlier (before: the CSV replaced the JSON silently).
+    for (std::size_t a = 0; a < std::size(outputs); ++a)
+      for (std::size_t b = a + 1; b < std::size(outputs); ++b)
+        if (!outputs[a].second->empty() && !outputs[b].second->empty() &&
+            std::filesystem::weakly_canonical(*outputs[a].second) == std::filesystem::weakly_canonical(*outputs[b].second))
+          throw Error(ErrorKind::kInvalidArgument, std::string(outputs[a].first) + " and " + outputs[b].first + " name the same file " +
+                                                       *outputs[b].second + " (each writes its own file)");
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
     {
       // Every id through the store (or --package, checked against any pin), printed as run.

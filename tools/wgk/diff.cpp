@@ -174,8 +174,8 @@ WGK_COMMAND("diff", "Differential test against ONNX Runtime (CPU EP): random cal
   integer_in(sub.add_option_function<std::uint64_t>("--seed", [o](std::uint64_t s) { o->seed = s, o->seed_given = true; },
                                                     "seed of the case generator (default: from the clock; printed)"),
              std::uint64_t{0}, std::numeric_limits<std::uint64_t>::max());
-  non_empty(sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy); the folder is created when missing, checked before any case runs"));
-  sub.add_flag("--save-all", o->save_all, "with --save: write every case, passing or not");
+  CLI::Option* save = non_empty(sub.add_option("--save", o->save, "write failing cases here as case folders (case.json + .npy); the folder is created when missing, checked before any case runs"));
+  sub.add_flag("--save-all", o->save_all, "with --save: write every case, passing or not")->needs(save);
   non_empty(sub.add_option("--oracle", o->oracle, "the ORT runner script (default tests/oracles/ort_run.mjs, from the repo root)"));
   non_empty(sub.add_option("--node", o->node, "node executable (default node)"));
   non_empty(sub.add_option("--workdir", o->workdir, "folder for inputs and ORT outputs (default: a fresh temp folder, removed after)"));

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "io/file_bytes.h"
 #include "option_values.h"
 #include "resolve.h"
 #include "store/digest.h"
@@ -32,7 +33,7 @@ void cache_not_a_file(const std::string& cache) {
   const fs::file_status status = fs::status(cache, ec);
   if (fs::exists(status) && !fs::is_directory(status))
     throw Error(ErrorKind::kInvalidArgument, "--cache " + cache + ": " +
-                                                 (fs::is_regular_file(status) ? "a file" : "not a folder") +
+                                                 (fs::is_regular_file(status) ? "a file" : io::special_file_kind(status)) +
                                                  ", not a folder (--cache names the Hub cache root folder)");
 }
 
