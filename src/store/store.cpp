@@ -343,15 +343,13 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
       const std::string content = git_blob_id(it->second);
       seen.push_back("embedded version " + std::to_string(version) + " content " + content +
                      (is_pinned_only(folder) ? " (older, by content pin only)" : "") + " (no Hub commit recorded)");
-      const bool same_as_incomplete =
-          incomplete.empty() || std::find(incomplete.begin(), incomplete.end(), content) != incomplete.end();
-      if (ref.version && version == *ref.version && !is_pinned_only(folder) && !same_as_incomplete) {
+      const bool version_match = ref.version && version == *ref.version && !is_pinned_only(folder);
+      if (version_match && !incomplete.empty() && std::find(incomplete.begin(), incomplete.end(), content) == incomplete.end()) {
         seen.push_back("(the embedded version " + std::to_string(version) +
                        " is not served for it: its content differs from the incomplete snapshot's, " + incomplete.front() + ")");
         continue;
       }
-      if ((ref.version && version == *ref.version && !is_pinned_only(folder)) || (ref.content && content == *ref.content))
-        return verify_package(files, "embedded " + folder, id);
+      if (version_match || (ref.content && content == *ref.content)) return verify_package(files, "embedded " + folder, id);
     }
   }
 

@@ -30,7 +30,7 @@ expect_named "$tmp/x_cut.npy" "truncated .npy data: shape"
 mkfifo "$tmp/fifo.npy"
 run_x "$tmp/fifo.npy"
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "wgk run accepted or hung on a FIFO (exit $rc)"
-echo "$out" | grep -qF -- "wgk: error: --input x=$tmp/fifo.npy: input x (X): a named pipe (FIFO), not a regular file (an input file is" ||
+echo "$out" | grep -qF -- "wgk: error: --input x=$tmp/fifo.npy: input x (X): $tmp/fifo.npy: a named pipe (FIFO), not a regular file" ||
   fail "no error naming input x for the FIFO: $out"
 run_x "$data/x.npy"
 [ "$rc" = 0 ] || fail "the uncut x.npy did not run"

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,7 +26,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Json = nlohmann::ordered_json;
-
 
 // A plain file or package name: no path separators, not "." or "..".
 void check_plain(const std::string& name, const std::string& what) {

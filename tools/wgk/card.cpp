@@ -4,7 +4,6 @@
 // files, and a C++ usage example against include/wgk/kernel.h. `--check` compares instead of writing.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -21,7 +20,6 @@ namespace wgk::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
 
 std::string code(std::string_view s) { return "`" + std::string(s) + "`"; }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -342,18 +341,15 @@ std::string input_label(const contract::Input& in) {
   return "input " + in.name + (in.onnx_name.empty() || in.onnx_name == in.name ? "" : " (" + in.onnx_name + ")");
 }
 
-// A folder (or a named pipe, socket or device) where an input's file should be: refused naming `what` (the input,
-// or the .safetensors of named tensors) and what an input file is (before: the reader's "PATH: a folder, not a
-// file", naming no input; a FIFO without a writer blocked for ever).
-void refuse_unless_regular_file(const std::filesystem::path& file, const std::string& what, const std::string& source) {
+// A folder where an input's file should be: refused naming `what` (the input, or the .safetensors of named tensors)
+// and what an input file is (before: the reader's "PATH: a folder, not a file", naming no input). A named pipe,
+// socket or device is refused by the reader (io::open_file).
+void not_a_folder(const std::filesystem::path& file, const std::string& what, const std::string& source) {
   std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(file, ec);
-  if (!std::filesystem::exists(status) || std::filesystem::is_regular_file(status)) return;
-  throw Error(ErrorKind::kInvalidArgument,
-              source + ": " + what + ": " +
-                  (std::filesystem::is_directory(status) ? std::string("a folder, not a file")
-                                                         : io::special_file_kind(status) + ", not a regular file") +
-                  " (an input file is a .npy file, or a .safetensors file holding named tensors)");
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(ErrorKind::kInvalidArgument, source + ": " + what +
+                                                 ": a folder, not a file (an input file is a .npy file, or a "
+                                                 ".safetensors file holding named tensors)");
 }
 
 // Throws the contract's rule when `dtype` (numpy's name of a file's dtype) is not one `input`'s type constraint
@@ -396,7 +392,7 @@ HostTensor read_input_npy(const contract::Contract& contract, const std::string&
                           const std::string& source) {
   known_input(contract, input, source);
   const std::string label = input_label(*contract.find_input(input));
-  refuse_unless_regular_file(file, label, source);
+  not_a_folder(file, label, source);
   // The reader's errors (a missing file, not a .npy, a truncated one) name the file only: the input too.
   const auto named = [&](auto read) {
     try {
@@ -421,7 +417,7 @@ void check_case_input_dtypes(const contract::Contract& contract, const nlohmann:
 
 Tensors read_input_safetensors(const contract::Contract& contract, const std::filesystem::path& file,
                                const std::string& source) {
-  refuse_unless_regular_file(file, "a .safetensors file of named inputs", source);
+  not_a_folder(file, "a .safetensors file of named inputs", source);
   const std::map<std::string, std::string> dtypes = io::read_safetensors_dtype_names(file);
   for (const auto& [name, dtype] : dtypes) known_input(contract, name, source + " tensor '" + name + "'");
   for (const auto& [name, dtype] : dtypes)
@@ -690,11 +686,10 @@ void check_stated_dtype_and_shapes(const nlohmann::json& j, const contract::Cont
 
 Case case_from_folder(const std::filesystem::path& folder,
                       const std::function<const contract::Contract&(const std::string& kernel)>& contract_of) {
-  std::ifstream in(folder / "case.json");
-  if (!in) throw Error(ErrorKind::kIo, "cannot read " + (folder / "case.json").string());
+  const std::string text = io::read_file_text(folder / "case.json");  // a FIFO or device is refused, not read
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::kIo, (folder / "case.json").string() + ": " + e.what());
   }

@@ -7,8 +7,6 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "wgk/error.h"
 #include "cases.h"
