@@ -46,6 +46,21 @@ TypeConstraint parse_type_constraint(const std::string& name, const Node& node) 
   return tc;
 }
 
+void parse_storage(const std::optional<Node>& storage, const std::optional<Node>& narrowing, std::string_view storage_key,
+                   Input& input) {
+  if (storage) {
+    const std::string s = storage->string();
+    input.storage = parse_dtype(s);
+    if (!input.storage) storage->fail("unknown storage dtype '" + s + "' (allowed: float32, float16, int64, uint32)");
+  }
+  if (narrowing) {
+    const std::string s = narrowing->string();
+    if (s != "checked") narrowing->fail("unknown narrowing '" + s + "' (allowed: checked)");
+    if (!input.storage) narrowing->fail("narrowing needs a storage dtype (`" + std::string(storage_key) + "`) to narrow to");
+    input.checked_narrowing = true;
+  }
+}
+
 std::vector<Derive> parse_derive_object(const Node& node) {
   std::vector<Derive> out;
   for (const auto& [name, value] : node.members()) {

@@ -21,17 +21,7 @@ Input parse_input(const std::string& name, const Node& node) {
   input.dtype = node.require("dtype").identifier();
   if (auto n = node.find("rank")) input.ranks = parse_ranks(*n);
   if (auto n = node.find("optional")) input.optional = n->boolean();
-  if (auto n = node.find("storage")) {
-    const std::string s = n->string();
-    input.storage = parse_dtype(s);
-    if (!input.storage) n->fail("unknown storage dtype '" + s + "' (allowed: float32, float16, int64, uint32)");
-  }
-  if (auto n = node.find("narrowing")) {
-    const std::string s = n->string();
-    if (s != "checked") n->fail("unknown narrowing '" + s + "' (allowed: checked)");
-    if (!input.storage) n->fail("narrowing needs a `storage` dtype to narrow to");
-    input.checked_narrowing = true;
-  }
+  parse_storage(node.find("storage"), node.find("narrowing"), "storage", input);
   if (auto n = node.find("description")) input.description = n->string();
   if (auto n = node.find("valueRange")) {
     n->expect_keys({"min", "max"});

@@ -2,6 +2,7 @@
 // Internal to the contract loader: a Contract as parsed from either manifest format, plus the JSON
 // paths that validation errors name. Parsing (current.cpp, legacy.cpp) checks the schema;
 // validate.cpp then resolves names, element types and derive order for both formats alike.
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -38,6 +39,12 @@ std::vector<Derive> parse_derive_object(const Node& node);
 StructField parse_struct_field(const Node& node);
 /// Expression of a JSON value (see Node::expression); the numbers and booleans of `rank` and `z`.
 std::vector<int> parse_ranks(const Node& node);
+/// An input's storage dtype and `narrowing: "checked"` (docs/kernel-conventions.md): `storage` is the node of
+/// the storage dtype, which the current format keys `storage` and the legacy one's args entry `dtype`
+/// (`storage_key`, for the error); each node may be absent. Fails naming the node for an unknown dtype, an
+/// unknown narrowing, or a narrowing without a storage dtype.
+void parse_storage(const std::optional<Node>& storage, const std::optional<Node>& narrowing, std::string_view storage_key,
+                   Input& input);
 /// `attributeConstraints`: each names a declared attribute; `values` is a non-empty list.
 void parse_attribute_constraints(const Node& node, Contract& contract);
 /// Cross-checks shared by both formats once inputs/outputs/type constraints are known: input and

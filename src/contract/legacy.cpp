@@ -84,17 +84,7 @@ void apply_args(const Node& args, Contract& c, const std::vector<Node>& input_no
     }
     Input& input = c.inputs[index];
     input.name = name;
-    if (auto d = n.find("dtype")) {
-      const std::string s = d->string();
-      input.storage = parse_dtype(s);
-      if (!input.storage) d->fail("unknown storage dtype '" + s + "' (allowed: float32, float16, int64, uint32)");
-    }
-    if (auto d = n.find("narrowing")) {
-      const std::string s = d->string();
-      if (s != "checked") d->fail("unknown narrowing '" + s + "' (allowed: checked)");
-      if (!input.storage) d->fail("narrowing needs a storage `dtype` to narrow to");
-      input.checked_narrowing = true;
-    }
+    parse_storage(n.find("dtype"), n.find("narrowing"), "dtype", input);
     if (auto d = n.find("required")) {
       const bool required = d->boolean();
       const bool said_optional = input_nodes[index].find("optional").has_value();

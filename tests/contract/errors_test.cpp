@@ -123,6 +123,10 @@ const Case kCases[] = {
      {"inputs.positionIds.rank: expected a rank (an integer) or a list of ranks"}},
     {"NarrowingUnknown", false, [](Json& j) { j["inputs"]["positionIds"]["narrowing"] = "wrap"; },
      {"inputs.positionIds.narrowing: unknown narrowing 'wrap'"}},
+    {"NarrowingWithoutStorage", false, [](Json& j) { j["inputs"]["positionIds"].erase("storage"); },
+     {"inputs.positionIds.narrowing: narrowing needs a storage dtype (`storage`) to narrow to"}},
+    {"StorageUnknown", false, [](Json& j) { j["inputs"]["positionIds"]["storage"] = "int32"; },
+     {"inputs.positionIds.storage: unknown storage dtype 'int32' (allowed: float32, float16, int64, uint32)"}},
     {"CheckMissingMessage", false, [](Json& j) { j["checks"] = Json::array({{{"when", "ranks.x >= 3"}}}); },
      {"checks[0]: missing required key 'message'"}},
     {"ValueRangeUnknownName", false, [](Json& j) { j["inputs"]["positionIds"]["valueRange"] = {{"min", 0}, {"max", "dim(shapes.coss, 0) - 1"}}; },
@@ -160,6 +164,11 @@ const Case kCases[] = {
     {"NoVariants", false, [](Json& j) { j["variants"] = Json::array(); },
      {"m.json: variants: a kernel needs at least one variant"}},
     // Legacy format.
+    // An args entry keys its storage dtype `dtype`.
+    {"LegacyNarrowingWithoutStorage", true, [](Json& j) { j["args"]["positionIds"].erase("dtype"); },
+     {"args.positionIds.narrowing: narrowing needs a storage dtype (`dtype`) to narrow to"}},
+    {"LegacyStorageUnknown", true, [](Json& j) { j["args"]["positionIds"]["dtype"] = "int8"; },
+     {"args.positionIds.dtype: unknown storage dtype 'int8' (allowed: float32, float16, int64, uint32)"}},
     {"LegacyUnknownKey", true, [](Json& j) { j["variants"][0]["priority"] = 3; },
      {"variants[0]: unknown key 'priority' (allowed: id, when, constants, passes, description)"}},
     {"LegacyUnknownBindingSet", true, [](Json& j) { j["variants"][2]["passes"][0]["bindings"] = "rank5"; },
