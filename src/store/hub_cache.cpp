@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -155,13 +159,82 @@ std::vector<fs::path> kernel_path_roots() {
 }
 
 namespace {
+
+// posixpath.expanduser: the home of "~" or "~user", nullopt where posixpath leaves the text unchanged.
+std::optional<std::string> user_home(const std::string& user) {
+  if (user.empty()) {
+    if (const char* home = std::getenv("HOME")) return std::string(home);
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return std::string(pw->pw_dir);
+    return std::nullopt;
+  }
+  if (const passwd* pw = ::getpwnam(user.c_str()); pw && pw->pw_dir) return std::string(pw->pw_dir);
+  return std::nullopt;
+}
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+std::string expand_user_and_vars(std::string_view value) {
+  std::string path(value);
+  if (path.starts_with('~')) {
+    const std::size_t end = std::min(path.find('/', 1), path.size());
+    if (auto home = user_home(path.substr(1, end - 1))) {
+      while (!home->empty() && home->back() == '/') home->pop_back();
+      path = *home + path.substr(end);
+      if (path.empty()) path = "/";
+    }
+  }
+  // posixpath.expandvars: \$(\w+|\{[^}]*\}) (ASCII), searched left to right, each value inserted as is.
+  std::string out;
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t dollar = path.find('$', i);
+    if (dollar == std::string::npos) {
+      out.append(path, i, std::string::npos);
+      return out;
+    }
+    out.append(path, i, dollar - i);
+    std::size_t end = dollar + 1;  // past the match
+    std::optional<std::string> name;
+    if (end < path.size() && path[end] == '{') {
+      if (const std::size_t close = path.find('}', end + 1); close != std::string::npos) {
+        name = path.substr(end + 1, close - end - 1);
+        end = close + 1;
+      }
+    } else {
+      while (end < path.size() && is_name_char(path[end])) ++end;
+      if (end > dollar + 1) name = path.substr(dollar + 1, end - dollar - 1);
+    }
+    if (!name) {  // a '$' that starts no match
+      out += '$';
+      i = dollar + 1;
+      continue;
+    }
+    const char* v = name->empty() ? nullptr : std::getenv(name->c_str());
+    out.append(v ? std::string(v) : path.substr(dollar, end - dollar));
+    i = end;
+  }
+}
+
+fs::path hf_home() {
+  if (auto v = env("HF_HOME"); !v.empty()) return expand_user_and_vars(v);
+  if (auto v = env("XDG_CACHE_HOME"); !v.empty()) return expand_user_and_vars(v + "/huggingface");
+  const std::string home = expand_user_and_vars("~/.cache/huggingface");
+  return home.starts_with('~') ? fs::path() : fs::path(home);  // "~" stays where no home is known
+}
+
+namespace {
 fs::path hf_hub_cache() {
-  if (auto v = env("HF_HUB_CACHE"); !v.empty()) return v;
-  if (auto v = env("HUGGINGFACE_HUB_CACHE"); !v.empty()) return v;
-  if (auto v = env("HF_HOME"); !v.empty()) return fs::path(v) / "hub";
-  if (auto v = env("XDG_CACHE_HOME"); !v.empty()) return fs::path(v) / "huggingface" / "hub";
-  if (auto v = env("HOME"); !v.empty()) return fs::path(v) / ".cache" / "huggingface" / "hub";
-  return {};
+  std::string cache = env("HF_HUB_CACHE");
+  if (cache.empty()) cache = env("HUGGINGFACE_HUB_CACHE");
+  if (cache.empty()) {
+    const fs::path home = hf_home();
+    return home.empty() ? fs::path() : home / "hub";
+  }
+  return expand_user_and_vars(cache);
 }
 }  // namespace
 

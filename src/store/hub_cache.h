@@ -43,10 +43,20 @@ std::string repo_folder(std::string_view type, std::string_view id);
 /// The types probed, in order: "kernels" (the Kernel Hub), then "models" (legacy kernel repos).
 const std::vector<std::string>& repo_types();
 
+/// os.path.expandvars(os.path.expanduser(value)) as Python's posixpath does it, which huggingface_hub applies to
+/// HF_HOME, HF_HUB_CACHE and HF_TOKEN_PATH (constants.py): a leading "~" (alone or before '/') is $HOME, or the
+/// passwd entry's home when HOME is unset; "~user" that user's home, unchanged when there is no such user; then
+/// every $NAME or ${NAME} (NAME of ASCII letters, digits, '_'; any text but '}' inside braces) of a set variable is
+/// its value, once (a value's own '$' is not expanded again), and one of an unset variable stays as written.
+std::string expand_user_and_vars(std::string_view value);
+/// $HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface, expanded as above (constants.py);
+/// an empty variable counts as unset. Empty when nothing gives a home (no HOME and no passwd entry).
+fs::path hf_home();
+
 /// WGK_KERNEL_PATH entries (colon-separated).
 std::vector<fs::path> kernel_path_roots();
-/// KERNELS_CACHE, then the first of HF_HUB_CACHE, HUGGINGFACE_HUB_CACHE, HF_HOME/hub,
-/// XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub (constants.py, kernels hf_hub.py).
+/// KERNELS_CACHE (as written: kernels passes it on unexpanded), then the first of HF_HUB_CACHE,
+/// HUGGINGFACE_HUB_CACHE, hf_home()/hub, expanded as constants.py expands HF_HUB_CACHE (kernels hf_hub.py).
 std::vector<fs::path> official_roots();
 /// Where downloads go: KERNELS_CACHE if set, else the HF cache of the chain above.
 fs::path download_root();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -68,6 +69,17 @@ std::string trim(std::string s) {
   std::size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return s.substr(i);
+}
+
+// huggingface_hub _clean_token: every '\r' and '\n' removed, then surrounding whitespace stripped (str.strip's
+// ASCII whitespace: space, \t, \v, \f, \x1c-\x1f).
+std::string clean_token(std::string t) {
+  std::erase_if(t, [](char c) { return c == '\r' || c == '\n'; });
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e' || c == '\x1f'; };
+  while (!t.empty() && space(t.back())) t.pop_back();
+  std::size_t i = 0;
+  while (i < t.size() && space(t[i])) ++i;
+  return t.substr(i);
 }
 
 // _normalize_etag: strip W/ and the quotes.
@@ -154,6 +166,20 @@ class Client {
     while (!endpoint_.empty() && endpoint_.back() == '/') endpoint_.pop_back();
     if (origin_of(endpoint_).empty())
       throw Error(ErrorKind::kInvalidArgument, "HF_ENDPOINT " + o.endpoint + " is not an http(s) URL");
+    // What cleaning leaves goes into a header line: a control byte would end or corrupt it (RFC 9110 5.5;
+    // huggingface_hub's HTTP stack refuses such a value too). The token itself is never printed.
+    for (std::size_t i = 0; i < o.token.size(); ++i) {
+      const auto c = static_cast<unsigned char>(o.token[i]);
+      if (c < 0x20 || c == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", c);
+        throw Error(ErrorKind::kInvalidArgument,
+                    "the Hub token (HF_TOKEN, HUGGING_FACE_HUB_TOKEN or the token file) holds the control byte " +
+                        std::string(hex) + " at offset " + std::to_string(i) +
+                        ", which an HTTP authorization header cannot carry (only '\\r', '\\n' and surrounding "
+                        "whitespace are removed, as huggingface_hub does)");
+      }
+    }
   }
   const std::string& endpoint() const { return endpoint_; }
 
@@ -457,17 +483,17 @@ HubOptions HubOptions::from_environment() {
   if (auto v = env("HF_ENDPOINT"); !v.empty()) o.endpoint = v;
   while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
   if (!env_true("HF_HUB_DISABLE_IMPLICIT_TOKEN")) {
-    if (auto v = env("HF_TOKEN"); !v.empty()) o.token = v;
-    else if (auto v2 = env("HUGGING_FACE_HUB_TOKEN"); !v2.empty()) o.token = v2;
-    else {
-      fs::path file = env("HF_TOKEN_PATH");
-      if (file.empty()) {
-        if (auto home = env("HF_HOME"); !home.empty()) file = fs::path(home) / "token";
-        else if (auto xdg = env("XDG_CACHE_HOME"); !xdg.empty()) file = fs::path(xdg) / "huggingface" / "token";
-        else if (auto h = env("HOME"); !h.empty()) file = fs::path(h) / ".cache" / "huggingface" / "token";
-      }
+    // huggingface_hub utils/_auth.py: HF_TOKEN or else HUGGING_FACE_HUB_TOKEN, cleaned; when that leaves
+    // nothing, the token file ($HF_TOKEN_PATH, else hf_home()/token; constants.py expands both), cleaned.
+    std::string v = env("HF_TOKEN");
+    if (v.empty()) v = env("HUGGING_FACE_HUB_TOKEN");
+    o.token = clean_token(v);
+    if (o.token.empty()) {
+      const std::string path = env("HF_TOKEN_PATH");
+      const fs::path file = !path.empty() ? fs::path(hub::expand_user_and_vars(path))
+                            : hub::hf_home().empty() ? fs::path() : hub::hf_home() / "token";
       if (!file.empty())
-        if (auto t = read_small(file, 4096)) o.token = trim(*t);
+        if (auto t = read_small(file, 4096)) o.token = clean_token(*t);
     }
   }
   o.offline = env_true("HF_HUB_OFFLINE") || env_true("TRANSFORMERS_OFFLINE") || env("WGK_HUB") == "off";

@@ -17,7 +17,9 @@ namespace wgk::store {
 struct HubOptions {
   std::string endpoint = "https://huggingface.co";  ///< HF_ENDPOINT (trailing '/' stripped)
   std::string token;          ///< HF_TOKEN > HUGGING_FACE_HUB_TOKEN > file $HF_TOKEN_PATH or $HF_HOME/token
-                              ///< (none when HF_HUB_DISABLE_IMPLICIT_TOKEN is set); sent as "authorization: Bearer"
+                              ///< (none when HF_HUB_DISABLE_IMPLICIT_TOKEN is set), cleaned as huggingface_hub's
+                              ///< _clean_token (no '\r' or '\n', no surrounding whitespace); sent as "authorization:
+                              ///< Bearer"; a control byte left in it is refused (kInvalidArgument) before any request
   bool offline = false;       ///< HF_HUB_OFFLINE=1 (or WGK_HUB=off): no request is ever made
   bool symlinks = true;       ///< false with HF_HUB_DISABLE_SYMLINKS=1: snapshot files are copies
   /// WGK_HUB_REFRESH=1: a `version` load asks the refs API first (one request, no retry; the newest vN is

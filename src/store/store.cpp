@@ -283,6 +283,9 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
       throw Error(ErrorKind::kInvalidArgument, "loading " + id_text + ": " +
                                                    (pin == &ref.revision ? "revision" : "content pin") + " \"" +
                                                    **pin + "\" is not 40 lower-case hex digits");
+  if (ref.version && *ref.version < 0)
+    throw Error(ErrorKind::kInvalidArgument, "loading " + id_text + ": version " + std::to_string(*ref.version) +
+                                                 " names no Hub branch (a version is N >= 0 of the branch vN)");
   hub::check_repo_id(id);
   const std::string wanted = ref.version    ? "version " + std::to_string(*ref.version)
                              : ref.revision ? "revision " + *ref.revision
@@ -304,13 +307,24 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
     }
   }
 
-  for (const fs::path& root : roots_)
+  std::string roots_without;  // the cache roots that hold no folder of this repo, for the message
+  for (const fs::path& root : roots_) {
+    bool has_repo = false;
     for (const std::string& type : hub::repo_types()) {
       const fs::path repo = root / hub::repo_folder(type, id);
       std::error_code ec;
       if (!fs::is_directory(repo, ec)) continue;
+      has_repo = true;
       if (auto package = load_from_repo(repo, id, ref, seen, ref.content ? nullptr : &incomplete)) return package;
     }
+    std::error_code ec;
+    if (!has_repo) roots_without += (roots_without.empty() ? "" : ", ") + root.string() + (fs::is_directory(root, ec) ? "" : " (absent)");
+  }
+  if (!roots_without.empty())
+    seen.push_back("no " + hub::repo_folder(hub::repo_types().front(), id) + " (nor " +
+                   hub::repo_folder(hub::repo_types().back(), id) + ") folder in the Hub cache " + roots_without);
+  else if (roots_.empty())
+    seen.push_back("no Hub cache root to search");
 
   if (options_.hub && (ref.version || ref.revision)) {
     // With an embedded package to fall back on, one attempt only (huggingface_hub: no retry when a
@@ -353,13 +367,11 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
     }
   }
 
-  std::string message = "no package " + id_text + " at " + wanted;
-  if (seen.empty()) {
+  std::string message = "no package " + id_text + " at " + wanted + "; searched:";
+  for (std::size_t i = 0; i < seen.size(); ++i) message += (i ? "; " : " ") + seen[i];
+  if (std::none_of(seen.begin(), seen.end(), [](const std::string& s) { return s.starts_with("embedded "); })) {
     message += "; known packages:";
     for (const std::string& known : embedded_ids()) message += " " + known;
-  } else {
-    message += "; found:";
-    for (const std::string& s : seen) message += " " + s + ";";
   }
   if (ref.revision && options_.include_embedded)
     message += " (a revision is a Hub commit; the embedded packages have only a content pin: {.content = \"<git blob id "

@@ -91,7 +91,7 @@ class Store {
   static const Store& default_store();
 
   /// Loads and verifies `id` at `ref`. Exactly one of version/revision/content must be set. Throws
-  /// kInvalidArgument (bad id or pin), kNotFound (no source has it: the message lists what each
+  /// kInvalidArgument (bad id or pin, a negative version), kNotFound (no source has it: the message lists what each
   /// source holds) or kIntegrity (a cached or downloaded byte differs from its blob name or
   /// metadata.json, a link out of blobs/, a ref that is not a commit: the message names the file).
   std::shared_ptr<const Package> load(std::string_view id, const PackageRef& ref) const;

@@ -165,7 +165,96 @@ TEST(HubCache, OfficialRootsInOrderFromTheEnvironment) {
   }
 }
 
+/// Python's own os.path.expandvars(os.path.expanduser(v)) of each value (posixpath, the functions
+/// huggingface_hub's constants.py applies), run as a process in this process's environment.
+std::vector<std::string> python_expand(const std::vector<std::string>& values) {
+  std::string cmd = "python3 -c 'import os, sys\nfor a in sys.argv[1:]: print(os.path.expandvars(os.path.expanduser(a)))'";
+  for (const auto& v : values) {
+    std::string q = "'";
+    for (char c : v) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cmd += " " + q + "'";
+  }
+  std::vector<std::string> lines;
+  FILE* f = ::popen(cmd.c_str(), "r");
+  if (!f) return lines;
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  EXPECT_EQ(::pclose(f), 0) << cmd;
+  for (std::size_t i = 0, nl; (nl = out.find('\n', i)) != std::string::npos; i = nl + 1) lines.push_back(out.substr(i, nl - i));
+  return lines;
+}
+
+TEST(HubCache, PathsExpandAsPythonsPosixpath) {
+  // HF_HOME, HF_HUB_CACHE and HF_TOKEN_PATH go through expandvars(expanduser(...)) in huggingface_hub
+  // (constants.py); before, "~/hf" made a folder named "~" in the working directory.
+  const std::vector<std::string> values{
+      "~", "~/a", "~//a/", "~root/a", "~wgk_no_such_user_x/a", "a/~/b", "$WGK_T_X/a", "${WGK_T_X}a", "$WGK_T_Xa",
+      "$WGK_T_UNSET/a", "${WGK_T_UNSET}", "${}", "$", "a$", "$/", "${WGK_T_X", "$WGK_T_DOLLAR", "$WGK_T_EMPTY/a",
+      "~/$WGK_T_X", "$HOME/c", "${WGK T}", "$$WGK_T_X", "x${WGK_T_X}${WGK_T_X}y", "~$WGK_T_X"};
+  auto check = [&](const char* label) {
+    const std::vector<std::string> want = python_expand(values);
+    ASSERT_EQ(want.size(), values.size()) << label;
+    for (std::size_t i = 0; i < values.size(); ++i)
+      EXPECT_EQ(store::hub::expand_user_and_vars(values[i]), want[i]) << label << ": " << values[i];
+  };
+  Env x("WGK_T_X", "/x"), d("WGK_T_DOLLAR", "$WGK_T_X"), e("WGK_T_EMPTY", ""), h("HOME", "/u/home/");
+  unsetenv("WGK_T_UNSET");
+  check("HOME=/u/home/");
+  // Hand-derived, as posixpath documents it: "~" is $HOME without its trailing '/', a value is not expanded again.
+  EXPECT_EQ(store::hub::expand_user_and_vars("~/a"), "/u/home/a");
+  EXPECT_EQ(store::hub::expand_user_and_vars("$WGK_T_DOLLAR/b"), "$WGK_T_X/b");
+  {
+    Env h2("HOME", "");  // an empty HOME is "", so "~/a" is "/a"
+    check("HOME empty");
+  }
+  unsetenv("HOME");  // then the passwd entry's home (h restores HOME)
+  check("HOME unset");
+}
+
+TEST(HubCache, OfficialRootsExpandHomeAndVariables) {
+  Env u("HOME", "/u"), v("WGK_T_C", "/vc"), k("KERNELS_CACHE", ""), l("HUGGINGFACE_HUB_CACHE", ""), x("XDG_CACHE_HOME", "");
+  {
+    Env h("HF_HUB_CACHE", ""), home("HF_HOME", "~/hf");
+    EXPECT_EQ(store::hub::official_roots(), (std::vector<fs::path>{"/u/hf/hub"}));
+    EXPECT_EQ(store::hub::hf_home(), fs::path("/u/hf"));
+  }
+  {
+    Env h("HF_HUB_CACHE", "$WGK_T_C/hub"), home("HF_HOME", "");
+    EXPECT_EQ(store::hub::official_roots(), (std::vector<fs::path>{"/vc/hub"}));
+  }
+  {
+    Env h("HF_HUB_CACHE", ""), home("HF_HOME", ""), x2("XDG_CACHE_HOME", "~/xdg");
+    EXPECT_EQ(store::hub::official_roots(), (std::vector<fs::path>{"/u/xdg/huggingface/hub"}));
+  }
+  {
+    // kernels passes KERNELS_CACHE on as written (hf_hub.py _get_cache_dir).
+    Env k2("KERNELS_CACHE", "~/k"), h("HF_HUB_CACHE", "${WGK_T_C}");
+    EXPECT_EQ(store::hub::official_roots(), (std::vector<fs::path>{"~/k", "/vc"}));
+  }
+}
+
 // ---- not found: the next source answers ------------------------------------------------------------
+
+TEST(HubCache, NotFoundNamesTheCacheRootsThatHoldNoFolderOfTheRepo) {
+  // Before, a root without the repo's folder (a mistyped HF_HUB_CACHE) went unmentioned.
+  TempDir empty;
+  const fs::path absent = empty.path() / "absent";
+  const store::Store s({absent, empty.path()}, true);
+  const std::string m = error_of([&] { s.load(kOnnxId, {.version = 7}); }, ErrorKind::kNotFound);
+  expect_has(m, {"no kernels--webgpu-kernels--ai.onnx.RotaryEmbedding (nor models--webgpu-kernels--ai.onnx.RotaryEmbedding) "
+                 "folder in the Hub cache " + absent.string() + " (absent), " + empty.path().string() + ";",
+                 "embedded version 1 content"});
+  EXPECT_FALSE(m.ends_with(";")) << m;
+  // An id nothing holds lists the embedded ones.
+  expect_has(error_of([&] { s.load("webgpu-kernels/ai.onnx.Nothing", {.version = 1}); }, ErrorKind::kNotFound),
+             {"folder in the Hub cache", "known packages: webgpu-kernels/ai.onnx.RMSNormalization"});
+}
+
+TEST(HubCache, ANegativeVersionIsRefusedAsNoBranch) {
+  expect_has(error_of([&] { store::Store().load(kOnnxId, {.version = -1}); }, ErrorKind::kInvalidArgument),
+             {"version -1 names no Hub branch", "N >= 0"});
+}
 
 TEST(HubCache, MissingRefOrSnapshotFallsThroughToTheEmbeddedPackage) {
   OfficialCache cache;
@@ -417,7 +506,33 @@ TEST(HubOptions, FromTheEnvironmentAsTheOfficialClients) {
       Env w2("WGK_HUB", "off");
       EXPECT_TRUE(store::HubOptions::from_environment().offline);
     }
+    {
+      // _clean_token: '\r' and '\n' removed anywhere, surrounding whitespace stripped; a variable that cleans to
+      // nothing leaves the token file to answer (before: a CRLF added a header line, spaces were sent).
+      Env t2("HF_TOKEN", " \thf_env\r\n");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "hf_env");
+      Env t3("HF_TOKEN", "T\r\nX-Injected: yes");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "TX-Injected: yes");
+      Env t4("HF_TOKEN", " \r\n ");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "hf_from_file");
+      write_bytes(home.path() / "token2", "  hf_file2 \r\n");
+      Env u2("HOME", home.path().string()), p2("HF_TOKEN_PATH", "~/token2");
+      EXPECT_EQ(store::HubOptions::from_environment().token, "hf_file2");
+    }
   }
+}
+
+TEST(HubOptions, AControlByteLeftInTheTokenIsRefusedBeforeAnyRequest) {
+  // An HTTP header cannot carry it (RFC 9110 5.5); the message names the byte and its offset, not the token.
+  store::HubOptions o;
+  o.endpoint = "http://127.0.0.1:9";  // never reached: the check comes first
+  o.token = "hf_ab\x01" "cd";
+  o.trust_any_publisher = true;
+  TempDir cache;
+  o.cache = cache.path();
+  const std::string m = error_of([&] { store::hub_download(kOnnxId, 1, std::nullopt, o); }, ErrorKind::kInvalidArgument);
+  expect_has(m, {"control byte 0x01 at offset 5", "HTTP authorization header"});
+  EXPECT_EQ(m.find("hf_ab"), std::string::npos) << m;
 }
 
 }  // namespace
