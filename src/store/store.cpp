@@ -369,6 +369,7 @@ std::shared_ptr<const Package> Store::load(std::string_view id, const PackageRef
 
   std::string message = "no package " + id_text + " at " + wanted + "; searched:";
   for (std::size_t i = 0; i < seen.size(); ++i) message += (i ? "; " : " ") + seen[i];
+  if (seen.empty()) message += " no source that holds it";
   if (std::none_of(seen.begin(), seen.end(), [](const std::string& s) { return s.starts_with("embedded "); })) {
     message += "; known packages:";
     for (const std::string& known : embedded_ids()) message += " " + known;
