@@ -489,9 +489,9 @@ HubOptions HubOptions::from_environment() {
     if (v.empty()) v = env("HUGGING_FACE_HUB_TOKEN");
     o.token = clean_token(v);
     if (o.token.empty()) {
-      const std::string path = env("HF_TOKEN_PATH");
-      const fs::path file = !path.empty() ? fs::path(hub::expand_user_and_vars(path))
-                            : hub::hf_home().empty() ? fs::path() : hub::hf_home() / "token";
+      fs::path file = env("HF_TOKEN_PATH");
+      if (!file.empty()) file = hub::expand_user_and_vars(file.string());
+      else if (fs::path home = hub::hf_home(); !home.empty()) file = home / "token";
       if (!file.empty())
         if (auto t = read_small(file, 4096)) o.token = clean_token(*t);
     }
