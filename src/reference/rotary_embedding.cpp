@@ -176,7 +176,9 @@ std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& p
   const std::string op = "com.microsoft::RotaryEmbedding";
   check_float_inputs(op, x, cos, sin);
   check_positions_int64(op, position_ids);
-  if (attributes.scale != 1.0) invalid(op, "scale must be 1.0 (no ONNX Runtime provider applies it), got " + std::to_string(attributes.scale));
+  // An ONNX FLOAT attribute is a float32 (ORT reads scale as a float): a double that rounds to 1.0f is 1.0.
+  if (static_cast<float>(attributes.scale) != 1.0f)
+    invalid(op, "scale must be 1.0 as a float32 (no ONNX Runtime provider applies it), got " + std::to_string(attributes.scale));
   if (cos.shape.size() != 2)
     invalid(op, "cos_cache must be rank 2 (max_sequence_length, rotary_dim / 2), got shape " + shape_string(cos.shape));
   if (attributes.num_heads < 0) invalid(op, "num_heads must be >= 0, got " + str(attributes.num_heads));
@@ -247,6 +249,13 @@ RotaryDims random_rotary_dims(std::mt19937_64& rng) {
   d.batch = pick(rng, 1, 3);
   d.seq = pick(rng, 1, 8);
   d.heads = pick(rng, 1, 5);
+  // A quarter of the heads are odd (3 .. 31), which both specs allow with an even rotary_embedding_dim below the
+  // head size (the tail copied); an odd head with rotary_embedding_dim 0 is refused, so it always gets one.
+  if (pick(rng, 0, 3) == 0) {
+    d.head = 2 * pick(rng, 1, 15) + 1;
+    d.rotary = 2 * pick(rng, 1, d.head / 2);
+    return d;
+  }
   d.head = 2 * pick(rng, 1, 16);
   d.rotary = coin(rng) ? 0 : 2 * pick(rng, 1, d.head / 2);
   return d;

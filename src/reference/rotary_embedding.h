@@ -44,7 +44,8 @@ std::vector<double> rotary_embedding_onnx(const HostTensor& x, const HostTensor&
 /// hidden / num_heads when num_heads > 0, else 2 * cos.shape[1] (then rotary_embedding_dim must be 0).
 /// position_ids int64: rank 0 or a one-element rank 1 base offset (token s reads row position_ids[0] + s), or
 /// (batch, seq); every row read must be in [0, max_seq). cos/sin (max_seq, rotary_dim/2) of x's dtype;
-/// scale must be 1.0. Returns the output in double, row-major with x's shape.
+/// scale must be 1.0 as a float32 (an ONNX FLOAT; ORT reads a float). Returns the output in double, row-major
+/// with x's shape.
 std::vector<double> rotary_embedding_ms(const HostTensor& x, const HostTensor& position_ids, const HostTensor& cos,
                                         const HostTensor& sin, const RotaryAttributes& attributes);
 

@@ -7,7 +7,9 @@
 // the one thing the test changes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
+#include <string>
 
 #include "call_helpers.h"
 #include "reference/op.h"
@@ -161,14 +163,28 @@ TEST(BadInputRank, MsPositionIdsRank3) {
 
 // ---- head size and rotary dim -------------------------------------------------------------------
 
-TEST(BadInputHead, OddHeadSize) {
-  // x (1, 2, 3, 7): head 7 is odd; a pair rotation needs an even head.
+TEST(BadInputHead, OddHeadSizeWithTheWholeHeadRotated) {
+  // x (1, 2, 3, 7): head 7 is odd and rotary_embedding_dim 0 rotates the whole head, in pairs: refused (ORT 1.30
+  // runs it and never writes the head's last element).
   Call c = onnx_rank4();
   c.x = f32({1, 2, 3, 7});
-  expect_error([&] { run(onnx_kernel(), c); }, {"head_size must be even", "headElements % 2 = 1", "[1, 2, 3, 7]"});
+  expect_error([&] { run(onnx_kernel(), c); }, {"head_size must be even when rotary_embedding_dim is 0", "headElements % 2 = 1", "[1, 2, 3, 7]"});
   Call m = ms_table();
   m.x = f32({1, 2, 3, 7});
-  expect_error([&] { run(ms_kernel(), m); }, {"head_size must be even", "headElements % 2 = 1", "[1, 2, 3, 7]"});
+  expect_error([&] { run(ms_kernel(), m); }, {"head_size must be even when rotary_embedding_dim is 0", "headElements % 2 = 1", "[1, 2, 3, 7]"});
+}
+
+// An odd head with an even rotary_embedding_dim below it is what both specs allow and ORT 1.30 runs (its tail is
+// copied); before, both packages refused it. The CPU reference (written from the specs) is the oracle.
+TEST(BadInputHead, OddHeadSizeWithAnEvenRotaryDimRuns) {
+  Call c = onnx_rank4();  // caches of width 2: rotary 4 of head 7
+  c.x = f32({1, 2, 3, 7});
+  c.cos = f32({4, 2});
+  c.sin = f32({4, 2});
+  c.attrs["rotary_embedding_dim"] = std::int64_t{4};
+  expect_matches_reference(onnx_kernel(), "ai.onnx", c);
+  c.attrs["num_heads"] = std::int64_t{2};
+  expect_matches_reference(ms_kernel(), "com.microsoft", c);
 }
 
 TEST(BadInputHead, RotaryDimOdd) {
@@ -217,7 +233,28 @@ TEST(BadInputNumHeads, ZeroAtRank3Onnx) {
 TEST(BadInputNumHeads, NegativeMs) {
   Call c = ms_table();
   c.attrs["num_heads"] = std::int64_t{-1};
-  expect_error([&] { run(ms_kernel(), c); }, {"num_heads must be >= 0", "attrs.num_heads = -1"});
+  expect_error([&] { run(ms_kernel(), c); }, {"num_heads must be in range [0, 2147483647]", "attrs.num_heads = -1"});
+}
+
+// ONNX Runtime 1.30 refuses num_heads outside [0, INT32_MAX] when the session is created, at every rank and in both
+// domains ("num_heads must be in range [0, 2147483647]. Actual value: ...", both kernels' constructors), though rank
+// 4 reads the head count from the shape (before: ai.onnx ran -5 and 2^31 at rank 4, com.microsoft ran 2^31).
+TEST(BadInputNumHeads, OutsideInt32RangeAtRank4) {
+  for (const std::int64_t bad : {std::int64_t{-5}, std::int64_t{2147483648}, std::int64_t{-2147483649}}) {
+    const std::string value = "attrs.num_heads = " + std::to_string(bad);
+    for (const Kernel* k : {&onnx_kernel(), &ms_kernel()}) {
+      Call c = onnx_rank4();
+      c.attrs["num_heads"] = bad;
+      expect_error([&] { run(*k, c); }, {"num_heads must be in range [0, 2147483647]", value});
+    }
+  }
+  // The range's ends run: at rank 4 the attribute is not otherwise consulted.
+  for (const std::int64_t ok : {std::int64_t{0}, std::int64_t{2147483647}}) {
+    Call c = onnx_rank4();
+    c.attrs["num_heads"] = ok;
+    EXPECT_NO_THROW(run(onnx_kernel(), c)) << "num_heads " << ok;
+    EXPECT_NO_THROW(run(ms_kernel(), c)) << "num_heads " << ok;
+  }
 }
 
 TEST(BadInputNumHeads, NotDividingHidden) {
@@ -365,6 +402,24 @@ TEST(BadInputAttributes, MsScaleOtherThanOne) {
   Call m = ms_table();
   m.attrs["scale"] = 0.5;
   expect_error([&] { run(ms_kernel(), m); }, {"scale must be 1.0", "attrs.scale = 0.5"});
+}
+
+// scale is an ONNX FLOAT (a float32 in the model; ORT reads it with GetAttrOrDefault<float>): a double passes the
+// check when it rounds to 1.0f, the compiler's float conversion being the oracle here (before: the check compared
+// the double, so 1.00000001, which is 1.0f, was refused). The values straddle both rounding ties, 1 - 2^-25 and
+// 1 + 2^-24, which round to even (1.0f), and their neighbours one double away, which do not.
+TEST(BadInputAttributes, MsScaleIsCheckedAsAFloat32) {
+  const double below = 1.0 - std::ldexp(1.0, -25), above = 1.0 + std::ldexp(1.0, -24);
+  for (const double v : {1.0, 1.00000001, 0.99999999, below, above, std::nextafter(below, 0.0),
+                         std::nextafter(above, 2.0), 1.0000001, 0.9999999}) {
+    Call m = ms_table();
+    m.attrs["scale"] = v;
+    if (static_cast<float>(v) == 1.0f) {
+      EXPECT_NO_THROW(run(ms_kernel(), m)) << "scale " << v;
+    } else {
+      expect_error([&] { run(ms_kernel(), m); }, {"scale must be 1.0 as a float32", "attrs.scale = "});
+    }
+  }
 }
 
 TEST(BadInputAttributes, InterleavedNotZeroOrOne) {

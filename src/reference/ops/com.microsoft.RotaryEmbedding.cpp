@@ -27,8 +27,8 @@ RandomCase generate(std::mt19937_64& rng, int index) {
   const std::int64_t interleaved = coin(rng);
   c.attrs["interleaved"] = interleaved;
   std::int64_t num_heads = d.heads;
-  if (rank == 3 && pick(rng, 0, 2) == 0) {
-    num_heads = 0;  // head size from the cache width: only whole-head rotation is defined then
+  if (rank == 3 && d.head % 2 == 0 && pick(rng, 0, 2) == 0) {
+    num_heads = 0;  // head size from the cache width (even): only whole-head rotation is defined then
     d.rotary = 0;
   } else if (rank == 4) {
     // Not consulted at rank 4 (heads are dimension 1): 0, the head count, or another count. ORT's kernel
