@@ -269,6 +269,22 @@ void check_attribute_options(const contract::Contract& contract, const std::vect
   }
 }
 
+void check_tunable_options(const contract::Contract& contract, const std::vector<std::string>& specs,
+                           const std::string& option) {
+  for (const std::string& spec : joined_specs(specs)) {
+    const auto [name, value] = parse_name_value(spec, option);
+    const contract::Tunable* t = contract.find_tunable(name);
+    if (!t || !t->default_value.is_int()) continue;  // an unknown name: the call's boundary lists the declared ones
+    const std::string text = spec.substr(spec.find('=') + 1);
+    if (is_decimal_integer(text) && !decimal_int64(text))
+      throw Error(ErrorKind::kInvalidArgument,
+                  option + " " + spec + ": tunable '" + t->name + "': value '" + text +
+                      "' is past int64's range [-9223372036854775808, 9223372036854775807] (its default is " +
+                      t->default_value.repr() + "; a tunable takes its default's type, by the rule of an ONNX INT "
+                      "attribute: AttributeProto.i, an int64)");
+  }
+}
+
 AttributeValue attribute_from_value(const expr::Value& v) {
   if (v.is_bool()) return std::int64_t{v.as_bool()};
   if (v.is_int()) return v.as_int();

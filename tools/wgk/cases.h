@@ -190,6 +190,13 @@ Attributes parse_name_values(const std::vector<std::string>& specs, const std::s
 void check_attribute_options(const contract::Contract& contract, const std::vector<std::string>& specs,
                              const std::string& option);
 
+/// As check_attribute_options, for `--tunable` values of a tunable whose default is an integer: a decimal integer
+/// past int64's range is refused for its range ("--tunable WORKGROUP_SIZE=9223372036854775808: tunable
+/// 'WORKGROUP_SIZE': value '9223372036854775808' is past int64's range ..."), not as the float it was read as. The
+/// rest is the contract's rule at the call's boundary. Throws wgk::Error (kInvalidArgument).
+void check_tunable_options(const contract::Contract& contract, const std::vector<std::string>& specs,
+                           const std::string& option);
+
 /// A contract value (an attribute default, an allowed value) as an attribute value: int, float, string
 /// or a list of them (as attribute_from_json types a list).
 /// Throws wgk::Error (kContract) for another kind.

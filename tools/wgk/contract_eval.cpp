@@ -123,6 +123,7 @@ plan::DeviceCaps parse_device(const std::string& device) {
 int run_contract_eval(std::shared_ptr<const contract::Contract> contract, const ContractEvalOptions& options,
                       std::ostream& out) {
   check_attribute_options(*contract, options.attrs, "--attr");
+  check_tunable_options(*contract, options.tunables, "--tunable");
   const plan::CallSignature call = parse_call(options.inputs, options.attrs, options.tunables);
   const plan::DeviceCaps device = parse_device(options.device);
   plan::Planner planner(contract, device, {});

@@ -69,6 +69,7 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     std::cout << "adapter: " << kernel.device()->description() << "\n";
     const auto& contract = *introspect::contract(kernel);
     check_attribute_options(contract, o->attrs, "--attr");
+    check_tunable_options(contract, o->tunables, "--tunable");
     // The files' dtypes by the contract's type constraints (a uint32 or int32 .npy for an int64 input is refused).
     Tensors host;
     auto add = [&](const std::string& name, HostTensor t, const std::string& from) {
