@@ -692,7 +692,21 @@ void operand(std::vector<std::string>& out, Evaluator& ev, const Node& n) {
   } catch (const Error& e) {
     value = std::string("<error: ") + e.what() + ">";
   }
-  out.push_back(std::string(ev.text(n)) + " = " + value);
+  std::string part = std::string(ev.text(n)) + " = " + value;
+  // An arithmetic operand shows the derives and variables it reads, so "headElements % 2 = 1" also says what
+  // headElements is.
+  if (n.kind == NodeKind::kBinary) {
+    std::string names;
+    for (const auto& k : n.kids) {
+      if (k->kind != NodeKind::kName) continue;
+      try {
+        names += (names.empty() ? "" : ", ") + k->name + " = " + short_repr(ev.eval(*k));
+      } catch (const Error&) {
+      }
+    }
+    if (!names.empty()) part += " (" + names + ")";
+  }
+  out.push_back(std::move(part));
 }
 
 void or_terms(const Node& n, std::vector<const Node*>& out) {

@@ -244,14 +244,13 @@ HostTensor positions_as_int64(const HostTensor& position_ids) {
   return HostTensor::from(DType::kInt64, position_ids.shape, v);
 }
 
-RotaryDims random_rotary_dims(std::mt19937_64& rng) {
+RotaryDims random_rotary_dims(std::mt19937_64& rng, bool odd_heads) {
   RotaryDims d{};
   d.batch = pick(rng, 1, 3);
   d.seq = pick(rng, 1, 8);
   d.heads = pick(rng, 1, 5);
-  // A quarter of the heads are odd (3 .. 31), which both specs allow with an even rotary_embedding_dim below the
-  // head size (the tail copied); an odd head with rotary_embedding_dim 0 is refused, so it always gets one.
-  if (pick(rng, 0, 3) == 0) {
+  // With odd_heads, a quarter of the heads are odd (3 .. 31), each with an even rotary_embedding_dim below it.
+  if (odd_heads && pick(rng, 0, 3) == 0) {
     d.head = 2 * pick(rng, 1, 15) + 1;
     d.rotary = 2 * pick(rng, 1, d.head / 2);
     return d;

@@ -65,7 +65,9 @@ HostTensor positions_as_int64(const HostTensor& position_ids);
 struct RotaryDims {
   std::int64_t batch, seq, heads, head, rotary;
 };
-RotaryDims random_rotary_dims(std::mt19937_64& rng);
+/// With odd_heads (com.microsoft's seed card allows them; ONNX RotaryEmbedding-23 does not), a quarter of the cases
+/// take an odd head 3..31 with an even rotary 2..head-1 instead.
+RotaryDims random_rotary_dims(std::mt19937_64& rng, bool odd_heads);
 /// "<op>_<index>_<f16|f32>_r<rank>_<pos>[_inter][_rot<r>]_h<heads>x<head>".
 std::string rotary_case_name(const char* op, int index, DType dtype, int rank, const std::string& pos, bool interleaved,
                              const RotaryDims& d);

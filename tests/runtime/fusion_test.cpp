@@ -117,20 +117,52 @@ TEST(FusedCalls, OneTwoAndThreeCallsEqualTheCallsMadeOneByOne) {
   }
 }
 
+// A RoPE decode call of x [1, 8, 1, head] with caches [256, pairs] (rotary_dim = 2 * pairs) that reaches `variant`.
+struct RopeDecodeCase {
+  const char* variant;
+  DType dtype;
+  std::int64_t head, pairs;
+  std::int64_t interleaved;
+  bool vec4_x;  // the variant binds x as vec4<f32> or vec4<u32> (the manifest's bindings)
+};
+
+// 1, 2, 5 and 8 such calls in one batch fuse into ceil(n / K) dispatches, each equal to the call made alone and to
+// the CPU reference (double precision; a [1, 1] position table reads the same row in both packages).
+void expect_rope_decode_calls_fuse(const Kernel& kernel, const RopeDecodeCase& c) {
+  const std::size_t k = c.vec4_x ? calls_per_dispatch(*kernel.device()) : scalar_calls_per_dispatch(*kernel.device());
+  const Decode d(kernel.device(), 200, c.dtype, c.head, c.pairs);
+  Attributes attrs{{"interleaved", c.interleaved}, {"rotary_embedding_dim", 2 * c.pairs}};
+  // com.microsoft needs num_heads with rotary_embedding_dim at any rank (ORT 1.30's constructor); 8 is x's.
+  if (&kernel == &ms_kernel()) attrs["num_heads"] = std::int64_t{8};
+  const Attributes tunables =
+      c.dtype == DType::kFloat16 ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{};
+  // f32: kF32. f16: one rounding to f16 of an f32 rotation, half an ulp of |y| < 2 (2^-11), plus f32's error.
+  const reference::Tolerance tolerance = c.dtype == DType::kFloat16 ? reference::Tolerance{1e-3, 0} : kF32;
+  for (std::size_t n : {1u, 2u, 5u, 8u}) {
+    std::vector<HostTensor> xs;
+    for (std::size_t i = 0; i < n; ++i) xs.push_back(d.x(static_cast<unsigned>(500 + i)));
+    std::vector<Inputs> inputs;
+    for (const HostTensor& x : xs) inputs.push_back(d.onnx(x));
+    const std::string what = kernel.id() + " " + c.variant + " head " + std::to_string(c.head) + " rotary_dim " +
+                             std::to_string(2 * c.pairs) + " interleaved " + std::to_string(c.interleaved) + ", " +
+                             std::to_string(n) + " calls";
+    const std::vector<HostTensor> ys =
+        expect_batch_equals_calls(kernel, inputs, attrs, ceil_div(n, k), what, c.variant, tunables);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto cmp = reference::compare(
+          ys[i], d.onnx_ref(xs[i], {.interleaved = c.interleaved != 0, .rotary_embedding_dim = 2 * c.pairs}), tolerance);
+      EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
+    }
+  }
+}
+
 TEST(FusedCalls, EveryRopeVariantFusesItsDecodeCalls) {
   // The decode calls that reach RoPE's other variants (ai.onnx; com.microsoft renders the same templates):
   // interleaved or partial rotation, head sizes that are not a multiple of 8, and float16 stored packed in u32
   // words (F16_STORAGE packed, what an adapter without shader-f16 such as the H200 under Vulkan runs). Each
   // shares cos, sin and position_ids: K = 7 on lavapipe for the vec4 kernels, as for quad (x of 1 KiB-4 KiB is
   // bound as a uniform), and 3 for pair and packed, whose x is u32 words or scalars.
-  struct Case {
-    const char* variant;
-    DType dtype;
-    std::int64_t head, pairs;  // x [1, 8, 1, head], caches [256, pairs]: rotary_dim = 2 * pairs
-    std::int64_t interleaved;
-    bool vec4_x;               // the variant binds x as vec4<f32> or vec4<u32> (the manifest's bindings)
-  };
-  const Case cases[] = {
+  const RopeDecodeCase cases[] = {
       {"vec4", DType::kFloat32, 128, 32, 0, true},         // partial rotation (64 of 128): vec4Preferred
       {"output_vec4", DType::kFloat32, 128, 10, 0, true},  // partial, rotary_dim / 2 = 10: not a multiple of 4
       {"pair", DType::kFloat32, 10, 5, 0, false},          // head 10: not a multiple of 4
@@ -139,32 +171,19 @@ TEST(FusedCalls, EveryRopeVariantFusesItsDecodeCalls) {
       {"packed_vec4", DType::kFloat16, 128, 64, 1, true},  // interleaved: packedVec4Preferred
       {"packed", DType::kFloat16, 12, 6, 0, false},        // head 12: not a multiple of 8
   };
-  const Kernel& onnx = onnx_kernel();
-  for (const Case& c : cases) {
-    const std::size_t k = c.vec4_x ? calls_per_dispatch(*onnx.device()) : scalar_calls_per_dispatch(*onnx.device());
-    const Decode d(onnx.device(), 200, c.dtype, c.head, c.pairs);
-    const Attributes attrs{{"interleaved", c.interleaved}, {"rotary_embedding_dim", 2 * c.pairs}};
-    const Attributes tunables =
-        c.dtype == DType::kFloat16 ? Attributes{{"F16_STORAGE", std::string("packed")}} : Attributes{};
-    // f32: kF32. f16: one rounding to f16 of an f32 rotation, half an ulp of |y| < 2 (2^-11), plus f32's error.
-    const reference::Tolerance tolerance = c.dtype == DType::kFloat16 ? reference::Tolerance{1e-3, 0} : kF32;
-    for (std::size_t n : {1u, 2u, 5u, 8u}) {
-      std::vector<HostTensor> xs;
-      for (std::size_t i = 0; i < n; ++i) xs.push_back(d.x(static_cast<unsigned>(500 + i)));
-      std::vector<Inputs> inputs;
-      for (const HostTensor& x : xs) inputs.push_back(d.onnx(x));
-      const std::string what = std::string(c.variant) + " head " + std::to_string(c.head) + " rotary_dim " +
-                               std::to_string(2 * c.pairs) + " interleaved " + std::to_string(c.interleaved) + ", " +
-                               std::to_string(n) + " calls";
-      const std::vector<HostTensor> ys =
-          expect_batch_equals_calls(onnx, inputs, attrs, ceil_div(n, k), what, c.variant, tunables);
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto cmp = reference::compare(
-            ys[i], d.onnx_ref(xs[i], {.interleaved = c.interleaved != 0, .rotary_embedding_dim = 2 * c.pairs}), tolerance);
-        EXPECT_TRUE(cmp.ok()) << what << ", call " << i << ": " << cmp.summary();
-      }
-    }
-  }
+  for (const RopeDecodeCase& c : cases) expect_rope_decode_calls_fuse(onnx_kernel(), c);
+}
+
+TEST(FusedCalls, OddHeadsFuseInComMicrosoft) {
+  // com.microsoft's odd heads with an even rotary_embedding_dim (the pair kernel's last pair of a head copies one
+  // element; the packed kernel's oddHead branch, whose words and pairs straddle head rows), fused.
+  const RopeDecodeCase cases[] = {
+      {"pair", DType::kFloat32, 7, 3, 0, false},
+      {"pair", DType::kFloat32, 9, 4, 1, false},
+      {"packed", DType::kFloat16, 7, 3, 0, false},
+      {"packed", DType::kFloat16, 9, 2, 1, false},
+  };
+  for (const RopeDecodeCase& c : cases) expect_rope_decode_calls_fuse(ms_kernel(), c);
 }
 
 // Checks one fused call's outputs against the CPU reference (double precision); `what` names the call.

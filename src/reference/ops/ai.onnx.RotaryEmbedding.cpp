@@ -22,7 +22,7 @@ Results reference(const Tensors& inputs, const Attributes& attrs, const std::vec
 RandomCase generate(std::mt19937_64& rng, int index) {
   RandomCase c;
   c.dtype = coin(rng) ? DType::kFloat16 : DType::kFloat32;
-  const RotaryDims d = random_rotary_dims(rng);
+  const RotaryDims d = random_rotary_dims(rng, /*odd_heads=*/false);
   const int rank = coin(rng) ? 4 : 3;
   const std::int64_t interleaved = coin(rng);
   c.attrs["interleaved"] = interleaved;
