@@ -103,12 +103,13 @@ WGK_COMMAND("run", "Run a kernel on .npy/.safetensors inputs; print adapter, var
     for (const auto& [name, t] : outputs) results[name] = t.read();
     const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     std::cout << "variant: " << info.variant << "\n";
-    // Every attribute the call used: a forgotten one shows as its default or "absent".
+    // Every attribute the call used: a forgotten one shows as its default, or as "undefined" (the word of `wgk
+    // contract` and of a failed check's call, the expression language's `is defined`) when it has none.
     const Attributes full = with_defaults(contract, attrs);
     std::cout << "attrs:  ";
     for (const auto& a : contract.attributes) {
       auto it = full.find(a.name);
-      std::cout << " " << a.name << "=" << (it == full.end() ? "absent" : attribute_text(it->second))
+      std::cout << " " << a.name << "=" << (it == full.end() ? "undefined" : attribute_text(it->second))
                 << (it != full.end() && !attrs.count(a.name) ? " (default)" : "");
     }
     std::cout << (contract.attributes.empty() ? " none\n" : "\n");
