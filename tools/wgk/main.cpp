@@ -22,7 +22,14 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);
     runs.emplace_back(sub, command.setup(*sub));
   }
-  CLI11_PARSE(app, argc, argv);
+  // Exit status: 0 success (and --help, --version); 1 an error of the call (wgk::Error: bad input, a package, the
+  // device, the Hub); 2 a command line CLI11 refuses (an unknown option, a value its validator refuses, a missing
+  // subcommand), whose own codes (105, 106, 109, ...) say nothing to a script; 3 an internal error.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   try {
     for (auto& [sub, run] : runs)
       if (sub->parsed()) return run();
