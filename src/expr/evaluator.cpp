@@ -685,7 +685,9 @@ class Evaluator {
 
 // "text = value" for the operands worth showing in an explanation.
 void operand(std::vector<std::string>& out, Evaluator& ev, const Node& n) {
+  // A literal says nothing its text does not, a signed one (-7e-46, a unary minus of a literal) neither.
   if (n.kind == NodeKind::kLiteral) return;
+  if (n.kind == NodeKind::kUnary && n.kids[0]->kind == NodeKind::kLiteral) return;
   std::string value;
   try {
     value = short_repr(ev.eval(n));

@@ -262,6 +262,18 @@ TEST(Expression, ExplainNamesTheFirstFailingConjunctWithOperands) {
   EXPECT_THAT(bad.explain(zero), HasSubstr("division by zero: 1 / 0"));  // reported, not thrown
 }
 
+TEST(Expression, ExplainShowsTheNamesAnArithmeticOperandReadsAndNoSignedLiteral) {
+  // headElements % 2 = 1 alone left the head size to be worked out from the shapes (a breaker's finding); a
+  // literal operand, signed or not, is its own text (before: "-7e-46 = -7e-46").
+  ObjectScope scope(Object{{"headElements", 7}, {"attrs", Object{{"epsilon", -1.0}}}});
+  auto odd = Expression::parse("headElements % 2 == 0", "t");
+  EXPECT_EQ(odd.explain(scope), "headElements % 2 == 0 is false: headElements % 2 = 1 (headElements = 7)");
+  auto sum = Expression::parse("headElements + attrs.epsilon > 10", "t");
+  EXPECT_EQ(sum.explain(scope), "headElements + attrs.epsilon > 10 is false: headElements + attrs.epsilon = 6.0 (headElements = 7)");
+  auto negative = Expression::parse("attrs.epsilon >= -7e-46", "t");
+  EXPECT_EQ(negative.explain(scope), "attrs.epsilon >= -7e-46 is false: attrs.epsilon = -1.0");
+}
+
 TEST(Value, PrintsAsPython) {
   EXPECT_EQ(Value(16.0).str(), "16.0");
   EXPECT_EQ(Value(0.1).str(), "0.1");
