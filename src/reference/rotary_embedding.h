@@ -60,8 +60,8 @@ HostTensor positions_as_int64(const HostTensor& position_ids);
 
 /// Dimensions of one random case of `wgk diff`: small tensors (<= 3 * 8 * 5 * 32 elements) so thousands run
 /// in seconds on a software adapter; head sizes every even number 2..32 (so 2, 6, 10, ... not divisible by 4,
-/// and 4, 12, 20, 28 not by 8); head counts 1..5 (odd ones included); rotary 0 (whole head) half the time,
-/// else an even prefix 2..head.
+/// and 4, 12, 20, 28 not by 8), and odd ones where random_rotary_dims is asked for them; head counts 1..5 (odd
+/// ones included); rotary 0 (whole head) half the time, else an even prefix 2..head.
 struct RotaryDims {
   std::int64_t batch, seq, heads, head, rotary;
 };
