@@ -16,6 +16,9 @@ expect 0 --help
 expect 0 --version
 expect 0 run --help
 expect 2                                                             # no subcommand
+expect 2 frobnicate                                                  # an unknown one, named
+"$wgk" frobnicate 2>&1 | grep -q "^wgk: error: unknown command 'frobnicate'; commands: .*run" \
+  || { echo "FAIL: wgk frobnicate does not name the command and list the commands"; fail=1; }
 expect 2 run --no-such-option
 expect 2 run webgpu-kernels/ai.onnx.RMSNormalization                  # --input is required
 expect 2 run webgpu-kernels/ai.onnx.RMSNormalization -i x=x.npy --repeat 0x10

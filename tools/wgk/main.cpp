@@ -25,6 +25,20 @@ int main(int argc, char** argv) {
   // Exit status: 0 success (and --help, --version); 1 an error of the call (wgk::Error: bad input, a package, the
   // device, the Hub); 2 a command line CLI11 refuses (an unknown option, a value its validator refuses, a missing
   // subcommand), whose own codes (105, 106, 109, ...) say nothing to a script; 3 an internal error.
+  // An unknown command is named (CLI11 would say only "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    std::string names;
+    bool known = false;
+    for (const auto& command : wgk::cli::commands()) {
+      known = known || command.name == word;
+      names += (names.empty() ? "" : ", ") + command.name;
+    }
+    if (!known) {
+      std::cerr << "wgk: error: unknown command '" << word << "'; commands: " << names << " (wgk --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
