@@ -158,6 +158,14 @@ std::optional<std::int64_t> decimal_int64(const std::string& text) {
   return i;
 }
 
+// A decimal integer past int64's range, which the command line reads as a double (an INT attribute or an integer
+// tunable must refuse it for its range, not as a float), and the range as its messages state it.
+bool past_int64(const std::string& text) { return is_decimal_integer(text) && !decimal_int64(text); }
+// "int64's range [-9223372036854775808, 9223372036854775807]".
+std::string named_range(const IntegerRange& r) {
+  return std::string(r.name) + " [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]";
+}
+
 // One scalar of a command-line value: an integer when decimal, else a decimal number, else the text
 // (option_values.h: "0x10", "inf" and "nan" stay text). A decimal number past a double's range is refused, naming `where`.
 AttributeValue scalar_from_text(const std::string& text, const std::string& where) {
@@ -254,10 +262,10 @@ void check_attribute_options(const contract::Contract& contract, const std::vect
       const std::vector<std::string> elements =
           list && bracketed ? (inner.empty() ? std::vector<std::string>{} : split_commas(inner)) : std::vector<std::string>{text};
       for (std::size_t k = 0; k < elements.size(); ++k)
-        if (is_decimal_integer(elements[k]) && !decimal_int64(elements[k]))
+        if (past_int64(elements[k]))
           throw Error(ErrorKind::kInvalidArgument,
                       where + ": attribute '" + a->name + "': " + (list && bracketed ? "element [" + std::to_string(k) + "] '" : "value '") +
-                          elements[k] + "' is past int64's range [-9223372036854775808, 9223372036854775807] (ONNX " +
+                          elements[k] + "' is past " + named_range(kInt64Range) + " (ONNX " +
                           (list ? "INTS attribute: AttributeProto.ints holds int64s)" : "INT attribute: AttributeProto.i, an int64)"));
     }
     // The rest is the contract's rule, as the call applies it (4.0 for an INT is a float), with the text given.
@@ -276,10 +284,10 @@ void check_tunable_options(const contract::Contract& contract, const std::vector
     const contract::Tunable* t = contract.find_tunable(name);
     if (!t || !t->default_value.is_int()) continue;  // an unknown name: the call's boundary lists the declared ones
     const std::string text = spec.substr(spec.find('=') + 1);
-    if (is_decimal_integer(text) && !decimal_int64(text))
+    if (past_int64(text))
       throw Error(ErrorKind::kInvalidArgument,
-                  option + " " + spec + ": tunable '" + t->name + "': value '" + text +
-                      "' is past int64's range [-9223372036854775808, 9223372036854775807] (its default is " +
+                  option + " " + spec + ": tunable '" + t->name + "': value '" + text + "' is past " + named_range(kInt64Range) +
+                      " (its default is " +
                       t->default_value.repr() + "; a tunable takes its default's type, by the rule of an ONNX INT "
                       "attribute: AttributeProto.i, an int64)");
   }
