@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 CASES = [("prefill_4096x4096", (4096, 4096)), ("prefill_1x512x4096", (1, 512, 4096)),
-         ("decode_1x4096", (1, 4096)), ("decode_8x4096", (8, 4096))]
+         ("long_rows_64x16384", (64, 16384)), ("decode_1x4096", (1, 4096)), ("decode_8x4096", (8, 4096))]
 
 
 def time_us(fn, iterations):
