@@ -100,13 +100,34 @@ void bench_batch(const Kernel& kernel, const Inputs& inputs, const BenchCase& c,
   row.host_batched_ns = host_ns_per_call(kernel, inputs, c, o.batch, true, repeats);
 }
 
-void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
-  nlohmann::json bench;
+// The package's bench.json, parsed; a malformed one is the package's error.
+nlohmann::json bench_json(const Kernel& kernel) {
   try {
-    bench = nlohmann::json::parse(introspect::package_file(kernel, "bench.json"));
+    return nlohmann::json::parse(introspect::package_file(kernel, "bench.json"));
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::kContract, kernel.id() + ": bench.json: " + e.what());
   }
+}
+
+// --filter S that no case name of the selected packages contains is the call's error, before any GPU work, naming
+// S and every case name (a misspelled filter used to time the empty dispatch, walk every case and say only "no case
+// ran").
+void check_filter(const std::vector<Kernel>& kernels, const std::string& filter) {
+  std::string names;
+  for (const Kernel& kernel : kernels) {
+    const nlohmann::json bench = bench_json(kernel);
+    names += (names.empty() ? "" : "; ") + kernel.id() + ":";
+    for (const auto& c : bench.at("cases")) {
+      const std::string name = c.value("name", "");
+      if (name.find(filter) != std::string::npos) return;
+      names += " " + name;
+    }
+  }
+  throw Error(ErrorKind::kInvalidArgument, "--filter \"" + filter + "\": no bench.json case name contains it (cases: " + names + ")");
+}
+
+void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
+  const nlohmann::json bench = bench_json(kernel);
   const auto& cases = bench.at("cases");
   auto where = [&](std::size_t i) { return kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]"; };
   // Every case's input dtypes by the contract's type constraints, as test.json's, before any case is timed.
@@ -252,13 +273,13 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
             std::filesystem::weakly_canonical(*outputs[a].second) == std::filesystem::weakly_canonical(*outputs[b].second))
           throw Error(ErrorKind::kInvalidArgument, std::string(outputs[a].first) + " and " + outputs[b].first + " name the same file " +
                                                        *outputs[b].second + " (each writes its own file)");
+    // Every id through the store (or --package, checked against any pin), printed as run.
+    const std::vector<Kernel> kernels = selected_kernels(o->ids, o->pin, device);
+    if (!o->filter.empty()) check_filter(kernels, o->filter);
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
-    {
-      // Every id through the store (or --package, checked against any pin), printed as run.
-      for (const Kernel& kernel : selected_kernels(o->ids, o->pin, device)) {
-        print_kernel(kernel);
-        bench_package(kernel, *o, run);
-      }
+    for (const Kernel& kernel : kernels) {
+      print_kernel(kernel);
+      bench_package(kernel, *o, run);
     }
     print_table(std::cout, run);
     if (!o->json.empty()) write_json(o->json, run);
@@ -275,7 +296,7 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
       return 1;
     }
     if (run.rows.size() == static_cast<std::size_t>(failed)) {
-      std::cerr << "wgk bench: no case ran" << (run.rows.empty() ? " (no case matches --filter)" : "") << "\n";
+      std::cerr << "wgk bench: no case ran" << (run.rows.empty() ? " (no bench.json case)" : "") << "\n";
       return 1;
     }
     return 0;
