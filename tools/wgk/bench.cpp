@@ -112,12 +112,11 @@ nlohmann::json bench_json(const Kernel& kernel) {
 // --filter S that no case name of the selected packages contains is the call's error, before any GPU work, naming
 // S and every case name (a misspelled filter used to time the empty dispatch, walk every case and say only "no case
 // ran").
-void check_filter(const std::vector<Kernel>& kernels, const std::string& filter) {
+void check_filter(const std::vector<Kernel>& kernels, const std::vector<nlohmann::json>& benches, const std::string& filter) {
   std::string names;
-  for (const Kernel& kernel : kernels) {
-    const nlohmann::json bench = bench_json(kernel);
-    names += (names.empty() ? "" : "; ") + kernel.id() + ":";
-    for (const auto& c : bench.at("cases")) {
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    names += (names.empty() ? "" : "; ") + kernels[k].id() + ":";
+    for (const auto& c : benches[k].at("cases")) {
       const std::string name = c.value("name", "");
       if (name.find(filter) != std::string::npos) return;
       names += " " + name;
@@ -126,8 +125,7 @@ void check_filter(const std::vector<Kernel>& kernels, const std::string& filter)
   throw Error(ErrorKind::kInvalidArgument, "--filter \"" + filter + "\": no bench.json case name contains it (cases: " + names + ")");
 }
 
-void bench_package(const Kernel& kernel, const Options& o, BenchRun& run) {
-  const nlohmann::json bench = bench_json(kernel);
+void bench_package(const Kernel& kernel, const nlohmann::json& bench, const Options& o, BenchRun& run) {
   const auto& cases = bench.at("cases");
   auto where = [&](std::size_t i) { return kernel.id() + ": bench.json: cases[" + std::to_string(i) + "]"; };
   // Every case's input dtypes by the contract's type constraints, as test.json's, before any case is timed.
@@ -275,11 +273,13 @@ WGK_COMMAND("bench", "Time packages' bench.json cases on the GPU (timestamp quer
                                                        *outputs[b].second + " (each writes its own file)");
     // Every id through the store (or --package, checked against any pin), printed as run.
     const std::vector<Kernel> kernels = selected_kernels(o->ids, o->pin, device);
-    if (!o->filter.empty()) check_filter(kernels, o->filter);
+    std::vector<nlohmann::json> benches;  // each package's bench.json, read once
+    for (const Kernel& kernel : kernels) benches.push_back(bench_json(kernel));
+    if (!o->filter.empty()) check_filter(kernels, benches, o->filter);
     run.empty_ns = reported_ns(time_empty_dispatch(device, o->warmup, std::max(o->iterations, 200)));
-    for (const Kernel& kernel : kernels) {
-      print_kernel(kernel);
-      bench_package(kernel, *o, run);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      print_kernel(kernels[k]);
+      bench_package(kernels[k], benches[k], *o, run);
     }
     print_table(std::cout, run);
     if (!o->json.empty()) write_json(o->json, run);

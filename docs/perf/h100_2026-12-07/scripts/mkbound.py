@@ -8,16 +8,14 @@
 import shutil, sys
 R = 'ai.onnx.RMSNormalization'
 dest = sys.argv[1]
-CALLS = {'rms-normalization-packed.wgsl.jinja': ['let total = rowSum(vec2<f32>(local, 0.0), lid, sumArg).x;'],
-         'rms-normalization.wgsl.jinja': ['let total = rowSum(local, lid, {{ "lane" if subgroupSum else "part" }});']}
+CALLS = {'rms-normalization-packed.wgsl.jinja': 'let total = rowSum(vec2<f32>(local, 0.0), lid, sumArg).x;',
+         'rms-normalization.wgsl.jinja': 'let total = rowSum(local, lid, {{ "lane" if subgroupSum else "part" }});'}
 for diag, repl in (('none', 'let total = local;'), ('barrier', 'workgroupBarrier();\n  let total = local;')):
     d = f'{dest}/{diag}/{R}'
     shutil.rmtree(d, ignore_errors=True)
     shutil.copytree('kernels/' + R, d)
-    for name, olds in CALLS.items():
+    for name, old in CALLS.items():
         f = f'{d}/build/webgpu/{name}'
         t = open(f).read()
-        for old in olds:
-            assert old in t, (name, old)
-            t = t.replace(old, repl)
-        open(f, 'w').write(t)
+        assert old in t, (name, old)
+        open(f, 'w').write(t.replace(old, repl))
